@@ -1,0 +1,83 @@
+{#- Side tables of a cdc_merge model, named after it in its schema. -#}
+{% macro _cdc_side_relation(suffix) %}
+    {{ return(api.Relation.create(database=this.database, schema=this.schema,
+                                  identifier=this.identifier ~ '__cdc_' ~ suffix, type='table')) }}
+{% endmacro %}
+
+{#- True when a cdc_merge model can merge into what it built before: the target and its
+    watermark exist and no full refresh was asked for. -#}
+{% macro cdc_is_incremental() %}
+    {%- if not execute or should_full_refresh() -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {%- set target = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
+    {%- set watermark = adapter.get_relation(database=this.database, schema=this.schema,
+                                             identifier=this.identifier ~ '__cdc_watermark') -%}
+    {{ return(target is not none and watermark is not none) }}
+{% endmacro %}
+
+{#- The time up to which the events have been merged into this model. -#}
+{% macro _cdc_merged_through() %}
+    coalesce((select max(max_loaded_at) from {{ _cdc_side_relation('watermark') }}), timestamp'1970-01-01')
+{% endmacro %}
+
+{#- The hash bucket (partition) of a key: a run rewrites only the buckets its keys fall in. -#}
+{% macro cdc_bucket(prefix='') %}
+    pmod(xxhash64({{ prefix }}source_vendor, {{ prefix }}source_table, {{ prefix }}pk), {{ var('cdc_buckets') }})
+{% endmacro %}
+
+{#- Keys named by the events that arrived since this model last merged; a truncate names every
+    key of its table. Defines the CTEs new_events and affected_keys. -#}
+{% macro _cdc_affected_keys(events) %}
+new_events as (
+    select
+        source_vendor,
+        source_table,
+        pk,
+        op
+    from {{ events }}
+    where loaded_at > {{ _cdc_merged_through() }}
+),
+
+truncated_tables as (
+    select distinct
+        source_vendor,
+        source_table
+    from new_events
+    where op = 'truncate'
+),
+
+affected_keys as (
+    select
+        source_vendor,
+        source_table,
+        pk
+    from new_events
+    where pk is not null
+    union
+    select
+        all_events.source_vendor,
+        all_events.source_table,
+        all_events.pk
+    from {{ events }} as all_events
+    left semi join truncated_tables
+        on all_events.source_vendor = truncated_tables.source_vendor
+        and all_events.source_table = truncated_tables.source_table
+    where all_events.pk is not null
+),
+{% endmacro %}
+
+{#- Rows of this model in the buckets the affected keys fall in, except those keys' own rows:
+    they are written back unchanged when the buckets are rewritten. -#}
+{% macro _cdc_untouched_rows(columns) %}
+untouched_rows as (
+    select {{ columns | join(', ') }}
+    from {{ this }} as existing
+    left semi join (select distinct {{ cdc_bucket() }} as _bucket from affected_keys) as affected_buckets
+        on existing._bucket = affected_buckets._bucket
+    left anti join affected_keys
+        on existing.source_vendor = affected_keys.source_vendor
+        and existing.source_table = affected_keys.source_table
+        and existing.pk = affected_keys.pk
+),
+{% endmacro %}

@@ -1,0 +1,16 @@
+{#- Fails a model that calls the project's Python UDFs when they are not registered:
+    plain `dbt run` starts a Spark session without them; `cdc-dbt` registers them first. -#}
+{% macro cdc_require_udfs() %}
+    {%- if execute -%}
+        {%- set found = run_query("show user functions like 'cdc_landing_files'") -%}
+        {%- if found | length == 0 -%}
+            {%- set msg -%}
+Model {{ this.identifier }} calls the project's Python UDFs, which are not registered in this Spark session.
+Run it through the project runner instead of plain dbt:
+    .venv/bin/cdc-dbt {{ flags.WHICH }} ...
+(on a cluster: start `cdc-spark-server` and use `--target thrift`; it registers them on the server).
+            {%- endset -%}
+            {{ exceptions.raise_compiler_error(msg) }}
+        {%- endif -%}
+    {%- endif -%}
+{% endmacro %}

@@ -1,0 +1,211 @@
+{#- One row per version of every key (DESIGN §6; DECISIONLOG D3-D6), for the keys the new
+    events touch (incremental) or for all keys (first run, --full-refresh). Used by cdc_history
+    with materialized='cdc_merge'. -#}
+{% macro cdc_history_rows(events) %}
+    {%- if events is none -%}
+        {{ exceptions.raise_compiler_error("cdc_history_rows needs events=ref('int_cdc__change_events')") }}
+    {%- endif -%}
+    {%- set incremental = cdc_is_incremental() -%}
+    {%- set history_columns = ['source_vendor', 'source_table', 'pk', 'row', 'op', 'is_deleted', 'is_current',
+                               'valid_from', 'valid_to', 'valid_from_sequence', 'valid_to_sequence',
+                               'event_id', '_bucket'] -%}
+-- cdc_history_rows: versions of {{ 'the keys named by new events' if incremental else 'every key' }}
+with
+{% if incremental %}
+{{ _cdc_affected_keys(events) }}
+{{ _cdc_untouched_rows(history_columns) }}
+{% endif %}
+{{ _cdc_key_timelines(events, incremental) }}
+
+versions as (
+    select
+        source_vendor,
+        source_table,
+        pk,
+        {{ _cdc_fold_versions('timeline') }} as versions
+    from timelines
+),
+
+closed_versions as (
+    select
+        source_vendor,
+        source_table,
+        pk,
+        inline(
+            transform(
+                versions,
+                (version, position) -> named_struct(
+                    'version', version,
+                    'next_version', try_element_at(versions, position + 2),
+                    'is_current', position = size(versions) - 1
+                )
+            )
+        )
+    from versions
+),
+
+recomputed_rows as (
+    select
+        source_vendor,
+        source_table,
+        pk,
+        {{ cdc_json_object('version.row') }} as row,
+        version.op as op,
+        version.is_deleted as is_deleted,
+        is_current,
+        version.committed_at as valid_from,
+        next_version.committed_at as valid_to,
+        version.sequence as valid_from_sequence,
+        next_version.sequence as valid_to_sequence,
+        version.event_id as event_id,
+        {{ cdc_bucket() }} as _bucket
+    from closed_versions
+)
+
+select
+    *,
+    (select max(loaded_at) from {{ events }}) as _cdc_watermark
+from (
+    select * from recomputed_rows
+    {%- if incremental %}
+    union all
+    select * from untouched_rows
+    {%- endif %}
+) as history_rows
+{% endmacro %}
+
+{#- CTEs ending in `timelines`: per key, its unique events (and the truncates of its table)
+    sorted into one array. -#}
+{% macro _cdc_key_timelines(events, incremental) %}
+keyed_events as (
+    select keyed.*
+    from {{ events }} as keyed
+    {%- if incremental %}
+    left semi join affected_keys
+        on keyed.source_vendor = affected_keys.source_vendor
+        and keyed.source_table = affected_keys.source_table
+        and keyed.pk = affected_keys.pk
+    {%- endif %}
+    where keyed.pk is not null
+),
+
+-- a re-delivered event has the same event_id (DECISIONLOG D4)
+unique_event_ids as (
+    select *
+    from keyed_events
+    qualify row_number() over (partition by event_id order by _arrival) = 1
+),
+
+-- the same change of a key under two ids (e.g. a new vendor id on re-delivery) counts once
+unique_changes as (
+    select *
+    from unique_event_ids
+    qualify row_number() over (
+        partition by source_vendor, source_table, pk, op, sequence, to_json(after)
+        order by event_id
+    ) = 1
+),
+
+truncates as (
+    select *
+    from {{ events }}
+    where op = 'truncate'
+    qualify row_number() over (partition by event_id order by _arrival) = 1
+),
+
+-- a truncate reaches every key of its table
+truncated_keys as (
+    select
+        keys.source_vendor,
+        keys.source_table,
+        keys.pk,
+        truncates.event_id,
+        truncates.op,
+        truncates.after,
+        truncates.sequence,
+        truncates._arrival,
+        truncates.source_committed_at
+    from (select distinct source_vendor, source_table, pk from unique_changes) as keys
+    inner join truncates
+        on keys.source_vendor = truncates.source_vendor
+        and keys.source_table = truncates.source_table
+),
+
+timeline_events as (
+    select source_vendor, source_table, pk, event_id, op, after, sequence, _arrival, source_committed_at
+    from unique_changes
+    union all
+    select source_vendor, source_table, pk, event_id, op, after, sequence, _arrival, source_committed_at
+    from truncated_keys
+),
+
+timelines as (
+    select
+        source_vendor,
+        source_table,
+        pk,
+        array_sort(
+            collect_list(
+                named_struct(
+                    'sequence', sequence,
+                    'op_rank', case when op in ('delete', 'truncate') then 0 else 1 end,
+                    'arrival', _arrival,
+                    'event_id', event_id,
+                    'op', op,
+                    'after', coalesce(after, cast(map() as map<string, string>)),
+                    'committed_at', source_committed_at
+                )
+            ),
+            -- sequence, then delete before insert at one position, then arrival, then id
+            (left_event, right_event) -> case
+                when left_event.sequence < right_event.sequence then -1
+                when left_event.sequence > right_event.sequence then 1
+                when left_event.op_rank < right_event.op_rank then -1
+                when left_event.op_rank > right_event.op_rank then 1
+                when left_event.arrival < right_event.arrival then -1
+                when left_event.arrival > right_event.arrival then 1
+                when left_event.event_id < right_event.event_id then -1
+                when left_event.event_id > right_event.event_id then 1
+                else 0
+            end
+        ) as timeline
+    from timeline_events
+    group by source_vendor, source_table, pk
+),
+{% endmacro %}
+
+{#- Folds a sorted timeline into versions (DECISIONLOG D5/D6): a change lays its present
+    columns over the row of a live key; a delete or truncate of a live key closes it. -#}
+{% macro _cdc_fold_versions(timeline) %}
+    aggregate(
+        {{ timeline }},
+        cast(array() as array<struct<
+            op: string, is_deleted: boolean, row: map<string, string>,
+            sequence: array<decimal(38, 0)>, committed_at: timestamp, event_id: string
+        >>),
+        (done, change) -> case
+            when change.op in ('delete', 'truncate') then
+                case
+                    when size(done) > 0 and not element_at(done, -1).is_deleted then concat(done, array(named_struct(
+                        'op', change.op, 'is_deleted', true, 'row', element_at(done, -1).row,
+                        'sequence', change.sequence, 'committed_at', change.committed_at, 'event_id', change.event_id
+                    )))
+                    else done
+                end
+            else concat(done, array(named_struct(
+                'op', change.op, 'is_deleted', false,
+                'row', map_concat(
+                    map_filter(
+                        case
+                            when size(done) > 0 and not element_at(done, -1).is_deleted then element_at(done, -1).row
+                            else cast(map() as map<string, string>)
+                        end,
+                        (column_name, column_value) -> not map_contains_key(change.after, column_name)
+                    ),
+                    change.after
+                ),
+                'sequence', change.sequence, 'committed_at', change.committed_at, 'event_id', change.event_id
+            )))
+        end
+    )
+{% endmacro %}

@@ -1,0 +1,43 @@
+{#- Canonical JSON object text from a map<string,string> whose values are already JSON text:
+    keys sorted, no whitespace. Used for `pk` and `row`. -#}
+{% macro cdc_json_object(map_expression) %}
+    {%- if map_expression is none -%}
+        {{ exceptions.raise_compiler_error("cdc_json_object needs a map<string,string> expression, e.g. cdc_json_object('after')") }}
+    {%- endif -%}
+    concat(
+        '{',
+        array_join(
+            transform(
+                array_sort(map_keys({{ map_expression }})),
+                json_key -> concat(substr(to_json(array(json_key)), 2, length(to_json(array(json_key))) - 2), ':', {{ map_expression }}[json_key])
+            ),
+            ','
+        ),
+        '}'
+    )
+{% endmacro %}
+
+{#- A decimal(38,0) array from SQL expressions: the shape of `sequence`. A part that is not a
+    whole non-negative number of at most 38 digits becomes null (the caller quarantines). -#}
+{% macro cdc_decimal_array(parts) %}
+    array({% for part in parts %}{{ cdc_whole_number(part) }}{% if not loop.last %}, {% endif %}{% endfor %})
+{% endmacro %}
+
+{% macro cdc_whole_number(expression) %}
+    case
+        when trim(cast({{ expression }} as string)) rlike '^[0-9]{1,38}$'
+            then cast(trim(cast({{ expression }} as string)) as decimal(38, 0))
+    end
+{% endmacro %}
+
+{#- Numbers from a hex text like ' 0x0000a1.00012345.0010 ' (parts split on '.', ':' or '/');
+    null parts when a part is not hex, so the caller can quarantine the event. -#}
+{% macro cdc_hex_parts(text_expression, separator='[.:/]') %}
+    transform(
+        split(regexp_replace(trim({{ text_expression }}), '^0[xX]', ''), '{{ separator }}'),
+        hex_part -> case
+            when regexp_replace(hex_part, '^0[xX]', '') rlike '^[0-9a-fA-F]{1,16}$'
+                then cast(conv(regexp_replace(hex_part, '^0[xX]', ''), 16, 10) as decimal(38, 0))
+        end
+    )
+{% endmacro %}

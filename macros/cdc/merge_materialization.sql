@@ -1,0 +1,150 @@
+{#- materialized='cdc_merge': writes a model's rows into a table partitioned by `_bucket`,
+    replacing only the buckets the model's rows fall in.
+
+    dbt-spark's own incremental materialization accepts no custom strategy, so this is a
+    materialization of the project (DESIGN §2). The model SQL returns, for an incremental run,
+    the complete new content of every bucket it touches, plus a `_cdc_watermark` column (the
+    newest `loaded_at` it read). Steps: build `<model>__cdc_staging`, then publish it: on parquet
+    an INSERT OVERWRITE of those partitions (dynamic partition overwrite), on delta / iceberg /
+    hudi a MERGE INTO with a delete branch and a sequence guard; then record the watermark and
+    drop the staging table. Spark cannot overwrite a table it reads, hence the staging table; it
+    is kept until publishing succeeded, so a crash in between is repaired by the next run. -#}
+{% materialization cdc_merge, adapter='spark' %}
+    {%- set unique_key = config.get('unique_key') -%}
+    {%- set sequence_column = config.get('sequence_column') -%}
+    {%- set file_format = config.get('file_format', 'parquet') -%}
+    {{ _cdc_validate_merge_config(unique_key, sequence_column, file_format) }}
+
+    {%- set target = this.incorporate(type='table') -%}
+    {%- set staging_in_progress = _cdc_side_relation('staging_in_progress') -%}
+    {%- set staging = _cdc_side_relation('staging') -%}
+    {%- set watermark = _cdc_side_relation('watermark') -%}
+    {%- set incremental = cdc_is_incremental() -%}
+
+    {{ run_hooks(pre_hooks) }}
+
+    {%- if incremental and adapter.get_relation(database=staging.database, schema=staging.schema, identifier=staging.identifier) is not none -%}
+        {{ log("cdc_merge: " ~ this.identifier ~ ": finishing the publish a previous run left unfinished", info=true) }}
+        {{ _cdc_publish(target, staging, watermark, file_format, unique_key, sequence_column) }}
+    {%- endif -%}
+
+    {%- call statement('cdc_drop_unfinished_staging') -%}
+        drop table if exists {{ staging_in_progress }}
+    {%- endcall -%}
+    {%- call statement('cdc_drop_old_staging') -%}
+        drop table if exists {{ staging }}
+    {%- endcall -%}
+    {%- call statement('main') -%}
+        create table {{ staging_in_progress }} using parquet as
+        {{ sql }}
+    {%- endcall -%}
+    {%- call statement('cdc_staging_complete') -%}
+        alter table {{ staging_in_progress }} rename to {{ staging }}
+    {%- endcall -%}
+
+    {%- if incremental -%}
+        {{ _cdc_publish(target, staging, watermark, file_format, unique_key, sequence_column) }}
+    {%- else -%}
+        {{ _cdc_replace(target, staging, watermark, file_format) }}
+    {%- endif -%}
+
+    {{ run_hooks(post_hooks) }}
+    {{ adapter.commit() }}
+    {{ return({'relations': [target]}) }}
+{% endmaterialization %}
+
+{% macro _cdc_validate_merge_config(unique_key, sequence_column, file_format) %}
+    {%- set formats = ['parquet', 'delta', 'iceberg', 'hudi'] -%}
+    {%- if unique_key is none or unique_key is string or unique_key | length == 0 -%}
+        {%- set msg -%}
+cdc_merge model {{ this.identifier }}: set unique_key to the list of columns that identify a row, e.g.
+    {{ "{{" }} config(materialized='cdc_merge', unique_key=['source_vendor', 'source_table', 'pk'], sequence_column='sequence') {{ "}}" }}
+        {%- endset -%}
+        {{ exceptions.raise_compiler_error(msg) }}
+    {%- endif -%}
+    {%- if sequence_column is none -%}
+        {{ exceptions.raise_compiler_error("cdc_merge model " ~ this.identifier ~ ": set sequence_column to the column that orders versions of a row (e.g. 'sequence'); MERGE INTO uses it as its guard") }}
+    {%- endif -%}
+    {%- if file_format not in formats -%}
+        {{ exceptions.raise_compiler_error("cdc_merge model " ~ this.identifier ~ ": file_format '" ~ file_format ~ "' is not supported; write one of " ~ formats | join(', ')) }}
+    {%- endif -%}
+{% endmacro %}
+
+{#- The staging table's columns except the bookkeeping `_cdc_watermark` (`_bucket` stays last). -#}
+{% macro _cdc_published_columns(staging) %}
+    {%- set names = [] -%}
+    {%- for column in adapter.get_columns_in_relation(staging) if column.name != '_cdc_watermark' -%}
+        {%- do names.append(column.name) -%}
+    {%- endfor -%}
+    {{ return(names) }}
+{% endmacro %}
+
+{#- First run or --full-refresh: the staging table becomes the whole target. -#}
+{% macro _cdc_replace(target, staging, watermark, file_format) %}
+    {%- set columns = _cdc_published_columns(staging) -%}
+    {%- call statement('cdc_drop_target') -%}
+        drop table if exists {{ target }}
+    {%- endcall -%}
+    {%- call statement('cdc_create_target') -%}
+        create table {{ target }}
+        using {{ file_format }}
+        partitioned by (_bucket)
+        as select {{ columns | join(', ') }} from {{ staging }}
+    {%- endcall -%}
+    {%- call statement('cdc_reset_watermark') -%}
+        drop table if exists {{ watermark }}
+    {%- endcall -%}
+    {%- call statement('cdc_create_watermark') -%}
+        create table {{ watermark }} (max_loaded_at timestamp, merged_at timestamp) using parquet
+    {%- endcall -%}
+    {{ _cdc_record_watermark(staging, watermark) }}
+{% endmacro %}
+
+{#- Incremental run: the staging table replaces the buckets it covers. -#}
+{% macro _cdc_publish(target, staging, watermark, file_format, unique_key, sequence_column) %}
+    {%- set columns = _cdc_published_columns(staging) -%}
+    {%- if file_format == 'parquet' -%}
+        {%- call statement('cdc_overwrite_buckets') -%}
+            {{ cdc_overwrite_buckets_sql(target, staging, columns) }}
+        {%- endcall -%}
+    {%- else -%}
+        {%- set buckets = run_query('select distinct _bucket from ' ~ staging).columns[0].values() -%}
+        {%- if buckets | length > 0 -%}
+            {%- call statement('cdc_merge_into') -%}
+                {{ cdc_merge_into_sql(target, staging, columns, unique_key, sequence_column, buckets) }}
+            {%- endcall -%}
+        {%- endif -%}
+    {%- endif -%}
+    {{ _cdc_record_watermark(staging, watermark) }}
+{% endmacro %}
+
+{% macro cdc_overwrite_buckets_sql(target, staging, columns) %}
+    -- cdc_merge: replace the buckets present in the staging table (dynamic partition overwrite)
+    insert overwrite table {{ target }} partition (_bucket)
+    select {{ columns | join(', ') }} from {{ staging }}
+{% endmacro %}
+
+{#- MERGE INTO for table formats with row-level operations. The staging table holds the whole
+    new content of the buckets it covers: rows of those buckets that it no longer has are
+    deleted; a row only replaces a stored row whose sequence is not newer (the guard). -#}
+{% macro cdc_merge_into_sql(target, staging, columns, unique_key, sequence_column, buckets) %}
+    -- cdc_merge: MERGE INTO with a delete branch and a sequence guard
+    merge into {{ target }} as target
+    using (select {{ columns | join(', ') }} from {{ staging }}) as source
+    on {% for key in unique_key %}target.{{ key }} <=> source.{{ key }}{% if not loop.last %} and {% endif %}{% endfor %}
+    when matched and source.{{ sequence_column }} >= target.{{ sequence_column }} then update set *
+    when not matched then insert *
+    when not matched by source and target._bucket in ({{ buckets | join(', ') }}) then delete
+{% endmacro %}
+
+{% macro _cdc_record_watermark(staging, watermark) %}
+    {%- call statement('cdc_record_watermark') -%}
+        insert into {{ watermark }}
+        select max(_cdc_watermark), current_timestamp()
+        from {{ staging }}
+        having max(_cdc_watermark) is not null
+    {%- endcall -%}
+    {%- call statement('cdc_drop_staging') -%}
+        drop table if exists {{ staging }}
+    {%- endcall -%}
+{% endmacro %}

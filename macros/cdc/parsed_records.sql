@@ -1,0 +1,45 @@
+{#- Runs a vendor's parser UDF over the landing records this model has not parsed yet.
+    Every record yields at least one row: a change, a control record or a quarantined record. -#}
+{% macro cdc_parsed_records(vendor, landing_records) %}
+    {%- if vendor is none or landing_records is none -%}
+        {{ exceptions.raise_compiler_error("cdc_parsed_records needs vendor='<folder>' and landing_records=ref('base_<vendor>__landing_records')") }}
+    {%- endif -%}
+    {{ cdc_require_udfs() }}
+-- cdc_parsed_records: {{ vendor }} records parsed by cdc_parse_{{ vendor }}
+with landing as (
+    select *
+    from {{ landing_records }}
+    where record_no > 0
+    {%- if is_incremental() %}
+        and _loaded_at > (select coalesce(max(_loaded_at), timestamp'1970-01-01') from {{ this }})
+    {%- endif %}
+),
+
+parsed as (
+    select
+        landing.*,
+        cdc_parse_{{ vendor }}(landing.raw, landing.read_error) as parsed_records
+    from landing
+),
+
+exploded as (
+    select
+        parsed.*,
+        posexplode(parsed.parsed_records) as (record_index, parsed_record)
+    from parsed
+)
+
+select
+    source_vendor,
+    _source_file,
+    file_mtime_ns,
+    record_no,
+    record_index,
+    parsed_record.*,
+    -- keep the raw text only where someone has to read it (quarantine, control)
+    case when parsed_record.kind != 'change' then raw end as raw,
+    _loaded_at,
+    current_timestamp() as _parsed_at,
+    '{{ invocation_id }}' as _run_id
+from exploded
+{% endmacro %}

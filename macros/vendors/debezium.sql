@@ -1,0 +1,28 @@
+{#- Debezium: the connector position as numbers, per source engine (DECISIONLOG D3).
+    MySQL: binlog file number, pos, row. PostgreSQL: lsn. Oracle: scn (a digit string),
+    rs_id hex parts, ssn. SQL Server: commit_lsn, change_lsn, event_serial_no (hex parts).
+    MongoDB: seconds, ord. Without a position: the arrival order. -#}
+{% macro debezium_position_sequence(engine, position, arrival) %}
+    case
+        when {{ position }} is null then {{ arrival }}
+        when {{ engine }} = 'mysql' then {{ cdc_decimal_array([
+            "regexp_extract(" ~ position ~ "['file'], '([0-9]+)$', 1)",
+            position ~ "['pos']",
+            "coalesce(" ~ position ~ "['row'], '0')"]) }}
+        when {{ engine }} = 'postgresql' then {{ cdc_decimal_array([position ~ "['lsn']"]) }}
+        when {{ engine }} = 'oracle' then concat(
+            {{ cdc_decimal_array([position ~ "['scn']"]) }},
+            coalesce({{ cdc_hex_parts(position ~ "['rs_id']") }}, array()),
+            {{ cdc_decimal_array(["coalesce(" ~ position ~ "['ssn'], '0')"]) }}
+        )
+        when {{ engine }} = 'sqlserver' then concat(
+            {{ cdc_hex_parts("coalesce(" ~ position ~ "['commit_lsn'], " ~ position ~ "['change_lsn'])") }},
+            {{ cdc_hex_parts(position ~ "['change_lsn']") }},
+            {{ cdc_decimal_array(["coalesce(" ~ position ~ "['event_serial_no'], '0')"]) }}
+        )
+        when {{ engine }} = 'mongodb' then {{ cdc_decimal_array([
+            "cast(" ~ position ~ "['ts_ms'] as bigint) div 1000",
+            position ~ "['ord']"]) }}
+        else {{ arrival }}
+    end
+{% endmacro %}

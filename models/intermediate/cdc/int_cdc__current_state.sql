@@ -1,0 +1,7 @@
+{{ config(
+    materialized='cdc_merge',
+    unique_key=['source_vendor', 'source_table', 'pk'],
+    sequence_column='sequence'
+) }}
+
+{{ cdc_current_state_rows(events=ref('int_cdc__change_events'), history=ref('cdc_history')) }}

@@ -1,0 +1,55 @@
+{{ config(materialized='incremental', incremental_strategy='append') }}
+
+-- Input that could not become a change event, with the reason: nothing is dropped silently.
+-- Parser-level reasons (invalid_json, missing_source, ...) and contract-level ones
+-- (missing_primary_key, unknown_op, ...) land here alike.
+with parser_quarantine as (
+    select
+        source_vendor,
+        _source_file,
+        record_no as _record_no,
+        record_index as _record_index,
+        reason,
+        detail,
+        raw,
+        _parsed_at
+    from {{ ref('base_debezium__parsed') }}
+    where kind = 'quarantine'
+),
+
+contract_quarantine as (
+    select
+        debezium_events.source_vendor,
+        debezium_events._source_file,
+        debezium_events._record_no,
+        debezium_events._record_index,
+        debezium_events._quarantine_reason as reason,
+        debezium_events._quarantine_detail as detail,
+        landing.raw,
+        debezium_events._parsed_at
+    from {{ ref('stg_debezium__change_events') }} as debezium_events
+    inner join {{ ref('base_debezium__landing_records') }} as landing
+        on debezium_events._source_file = landing._source_file
+        and debezium_events._record_no = landing.record_no
+    where debezium_events._quarantine_reason is not null
+),
+
+all_quarantine as (
+    select * from parser_quarantine
+    union all
+    select * from contract_quarantine
+)
+
+select
+    source_vendor,
+    _source_file,
+    _record_no,
+    _record_index,
+    reason,
+    detail,
+    raw,
+    _parsed_at,
+    current_timestamp() as quarantined_at,
+    '{{ invocation_id }}' as _run_id
+from all_quarantine
+where {{ cdc_newer_than_this('_parsed_at') }}

@@ -1,0 +1,78 @@
+"""Registers the project's Python functions on a SparkSession.
+
+Everything here is a thin wrapper: the logic lives in pure modules (landing.py, debezium.py,
+...) that pytest calls with plain values. Models that call these functions must be tables or
+incremental models, because Spark refuses views over temporary functions.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from pyspark.sql import SparkSession
+from pyspark.sql.functions import udf, udtf
+
+from python_udfs import landing
+from python_udfs.contract import PARSED_RECORD_DDL, quarantine
+
+# vendor -> "module:function" of its parser; a vendor is enabled in SQL when its parser is here.
+VENDOR_PARSERS = {
+    "debezium": "python_udfs.debezium:parse_debezium",
+}
+
+# The function whose presence tells a model that it runs inside cdc-dbt (see macros/cdc/_require_udfs.sql).
+MARKER_FUNCTION = "cdc_landing_files"
+
+
+@udtf(returnType="path: string, size_bytes: bigint, mtime_ns: bigint")
+class LandingFiles:
+    """cdc_landing_files(landing_dir, vendor): the files of one vendor folder."""
+
+    def eval(self, landing_dir: str, vendor: str):
+        yield from landing.list_landing_files(landing_dir, vendor)
+
+
+@udtf(returnType="record_no: int, raw: string, read_error: string")
+class LandingRecords:
+    """cdc_landing_records(path): one row per record of a landing file."""
+
+    def eval(self, path: str):
+        yield from landing.read_landing_file(path)
+
+
+def safe_parser(parse: Callable[[str | None], list[dict]]) -> Callable[[str | None, str | None], list[dict]]:
+    """Never raise and never return nothing: a record always becomes at least one parsed record.
+
+    The wrapped function takes (raw, read_error): a record the landing reader could not read
+    is quarantined as `unreadable_file` without calling the parser.
+    """
+
+    def run(raw: str | None, read_error: str | None = None) -> list[dict]:
+        if read_error is not None:
+            return [quarantine("unreadable_file", read_error)]
+        try:
+            parsed = parse(raw)
+        except Exception as exc:  # noqa: BLE001 - a parser bug must quarantine, not kill the run
+            return [quarantine("parse_error", f"{type(exc).__name__}: {exc}")]
+        return parsed or [quarantine("no_output", "the parser returned nothing for this record")]
+
+    return run
+
+
+def load_parser(vendor: str) -> Callable[[str | None], list[dict]]:
+    module_name, function_name = VENDOR_PARSERS[vendor].split(":")
+    return getattr(importlib.import_module(module_name), function_name)
+
+
+def register_all(spark: SparkSession) -> list[str]:
+    """Register every project function; returns their SQL names."""
+    spark.udtf.register("cdc_landing_files", LandingFiles)
+    spark.udtf.register("cdc_landing_records", LandingRecords)
+    names = ["cdc_landing_files", "cdc_landing_records"]
+    for vendor in VENDOR_PARSERS:
+        name = f"cdc_parse_{vendor}"
+        parser = udf(safe_parser(load_parser(vendor)), PARSED_RECORD_DDL, useArrow=True)
+        spark.udf.register(name, parser)
+        names.append(name)
+    return names

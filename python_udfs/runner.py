@@ -1,0 +1,136 @@
+"""`cdc-dbt`: dbt with the project's Python UDFs registered on an in-process Spark session.
+
+dbt-spark's `session` method reuses the process's SparkSession (`builder.getOrCreate()`), so we
+build the session first (local master, UTC, small shuffles, metastore and warehouse under
+CDC_SPARK_DIR), register the UDFs on it, then hand every argument to dbt unchanged.
+
+`cdc-run` (used by `make run`) does `dbt seed` + `dbt run` in one Spark session and prints a
+summary: events per vendor, quarantined records, rows in cdc_current and cdc_history.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+PROJECT_DIR = Path(__file__).resolve().parents[1]
+
+
+def _fail(message: str) -> None:
+    print(f"cdc-dbt: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def check_java() -> None:
+    """Spark 4 needs Java 17 or newer; say so plainly instead of a JVM stack trace."""
+    java = shutil.which("java", path=(os.environ.get("JAVA_HOME", "") + "/bin:" + os.environ.get("PATH", "")))
+    if not java:
+        _fail("Java 17+ is required (Spark runs on the JVM) and no `java` was found. "
+              "Install it, e.g. `apt-get install openjdk-17-jre-headless`, or set JAVA_HOME.")
+    out = subprocess.run([java, "-version"], capture_output=True, text=True).stderr
+    first = out.splitlines()[0] if out else ""
+    try:
+        version = first.split('"')[1]
+        major = int(version.split(".")[0]) if not version.startswith("1.") else int(version.split(".")[1])
+    except (IndexError, ValueError):
+        return  # an unusual version string: let Spark decide
+    if major < 17:
+        _fail(f"Java 17+ is required, found {version} at {java}. Install a newer JDK or set JAVA_HOME.")
+
+
+def configure_environment() -> dict[str, str]:
+    """Absolute defaults for the env vars that dbt_project.yml and profiles.yml read."""
+    os.environ.setdefault("CDC_SPARK_DIR", str(PROJECT_DIR / ".spark"))
+    os.environ.setdefault("CDC_LANDING_DIR", str(PROJECT_DIR / "data" / "landing"))
+    os.environ.setdefault("DBT_PROFILES_DIR", str(PROJECT_DIR / "profiles"))
+    os.environ.setdefault("DBT_PROJECT_DIR", str(PROJECT_DIR))
+    # Spark's Python workers must use this interpreter (the venv's), not whatever `python3` is.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    for name in ("CDC_SPARK_DIR", "CDC_LANDING_DIR"):
+        os.environ[name] = str(Path(os.environ[name]).resolve())
+    return {name: os.environ[name] for name in ("CDC_SPARK_DIR", "CDC_LANDING_DIR")}
+
+
+def build_spark_session(master: str | None = None):
+    """The local session, configured once: dbt threads share it, so no model sets options."""
+    from pyspark.sql import SparkSession
+
+    spark_dir = Path(os.environ["CDC_SPARK_DIR"])
+    spark_dir.mkdir(parents=True, exist_ok=True)
+    builder = (
+        SparkSession.builder.appName("cdc-dbt")
+        .master(master or os.environ.get("CDC_SPARK_MASTER", "local[*]"))
+        .config("spark.driver.memory", os.environ.get("CDC_SPARK_DRIVER_MEMORY", "6g"))
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", os.environ.get("CDC_SHUFFLE_PARTITIONS", "4"))
+        .config("spark.sql.sources.partitionOverwriteMode", "dynamic")
+        .config("spark.sql.warehouse.dir", str(spark_dir / "warehouse"))
+        .config("javax.jdo.option.ConnectionURL",
+                f"jdbc:derby:;databaseName={spark_dir / 'metastore_db'};create=true")
+        .config("spark.driver.extraJavaOptions",
+                f"-Dderby.system.home={spark_dir} -Duser.timezone=UTC")
+        .config("spark.executor.extraJavaOptions", "-Duser.timezone=UTC")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .enableHiveSupport()
+    )
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def start(master: str | None = None):
+    check_java()
+    configure_environment()
+    from python_udfs.registration import register_all
+
+    spark = build_spark_session(master)
+    register_all(spark)
+    return spark
+
+
+def invoke_dbt(args: list[str]) -> int:
+    """Run one dbt command in this process; returns dbt's exit code convention (0, 1, 2)."""
+    from dbt.cli.main import dbtRunner
+
+    result = dbtRunner().invoke(list(args))
+    if result.exception is not None:
+        print(f"cdc-dbt: dbt raised {type(result.exception).__name__}: {result.exception}", file=sys.stderr)
+        return 2
+    return 0 if result.success else 1
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print("usage: cdc-dbt <dbt command> [dbt flags]   e.g. cdc-dbt run --full-refresh\n"
+              "Runs dbt with the project's Python UDFs registered on a local Spark session.\n"
+              "Env: CDC_LANDING_DIR (input, default data/landing), CDC_SPARK_DIR (state, default .spark).")
+        raise SystemExit(0)
+    start()
+    os.chdir(PROJECT_DIR)
+    raise SystemExit(invoke_dbt(args))
+
+
+def run_and_summarise(argv: list[str] | None = None) -> None:
+    """`cdc-run`: dbt seed + dbt run on the bundled or given landing folder, then a summary."""
+    extra = list(sys.argv[1:] if argv is None else argv)
+    spark = start()
+    os.chdir(PROJECT_DIR)
+    for command in (["seed"], ["run", *extra]):
+        code = invoke_dbt(command)
+        if code != 0:
+            raise SystemExit(code)
+    from python_udfs.summary import print_summary
+
+    print_summary(spark, os.environ.get("CDC_SCHEMA", "cdc"))
+    raise SystemExit(0)
+
+
+if __name__ == "__main__":
+    main()

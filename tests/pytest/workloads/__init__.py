@@ -1,0 +1,1 @@
+"""Seeded workload generators (source history + vendor rendering + delivery + oracle) for the tests."""
