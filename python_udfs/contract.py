@@ -115,7 +115,7 @@ def iso_format(value: dt.datetime | dt.date | dt.time) -> str:
     """ISO-8601; datetimes in UTC with a 'Z', fraction trimmed of trailing zeros."""
     if isinstance(value, dt.datetime):
         if value.tzinfo is not None:
-            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+            value = value.astimezone(dt.UTC).replace(tzinfo=None)
         text = value.strftime("%Y-%m-%dT%H:%M:%S")
         if value.microsecond:
             text += ("." + f"{value.microsecond:06d}").rstrip("0")

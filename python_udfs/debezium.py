@@ -187,16 +187,21 @@ def _parse_message(obj: dict, kafka: _Kafka) -> dict:
 
 def _control_event(payload: dict, schema: dict | None, kafka: _Kafka) -> dict | None:
     """Heartbeats, transaction boundaries, schema changes and logical messages carry no row."""
-    content = canonical_json(payload)
+    kind = _control_type(payload, schema)
+    if kind is None:
+        return None
+    extra = {"transaction_id": str(payload["id"])} if kind == "transaction" else {}
+    return control(kind, canonical_json(payload), **extra, **kafka.coords())
+
+
+def _control_type(payload: dict, schema: dict | None) -> str | None:
     if (schema or {}).get("name") == _HEARTBEAT_SCHEMA or set(payload) == {"ts_ms"}:
-        return control("heartbeat", content, **kafka.coords())
+        return "heartbeat"
     if payload.get("status") in ("BEGIN", "END") and payload.get("id") is not None:
-        return control("transaction", content, transaction_id=str(payload["id"]), **kafka.coords())
+        return "transaction"
     if "ddl" in payload or "tableChanges" in payload:
-        return control("ddl", content, **kafka.coords())
-    if payload.get("op") == "m":
-        return control("message", content, **kafka.coords())
-    return None
+        return "ddl"
+    return "message" if payload.get("op") == "m" else None
 
 
 def _looks_like_key(obj: dict) -> bool:

@@ -22,7 +22,7 @@ LANDING_SUFFIXES = (".jsonl", ".json", ".txt", ".avro")
 # Keys that mark an object as one message (of any vendor), not a map of named messages.
 _ENVELOPE_KEYS = {"payload", "op", "before", "after", "source", "schema", "value", "topic", "data",
                   "headers", "magic", "type", "uuid", "data_change_record", "mods", "sequenceId"}
-_LICENCE_BLOCK = re.compile(r"\A\s*/\*.*?\*/\s*", re.S)
+_LICENCE_BLOCK = re.compile(r"\A\s*/\*.*?\*/\s*", re.DOTALL)
 
 
 def list_landing_files(landing_dir: str, vendor: str) -> list[tuple[str, int, int]]:

@@ -30,7 +30,7 @@ def check_java() -> None:
     if not java:
         _fail("Java 17+ is required (Spark runs on the JVM) and no `java` was found. "
               "Install it, e.g. `apt-get install openjdk-17-jre-headless`, or set JAVA_HOME.")
-    out = subprocess.run([java, "-version"], capture_output=True, text=True).stderr
+    out = subprocess.run([java, "-version"], capture_output=True, text=True, check=False).stderr
     first = out.splitlines()[0] if out else ""
     try:
         version = first.split('"')[1]

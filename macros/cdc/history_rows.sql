@@ -6,7 +6,7 @@
         {{ exceptions.raise_compiler_error("cdc_history_rows needs events=ref('int_cdc__change_events')") }}
     {%- endif -%}
     {%- set incremental = cdc_is_incremental() -%}
-    {%- set history_columns = ['source_vendor', 'source_table', 'pk', 'row', 'op', 'is_deleted', 'is_current',
+    {%- set history_columns = ['source_vendor', 'source_table', 'pk', 'version_number', 'row', 'op', 'is_deleted', 'is_current',
                                'valid_from', 'valid_to', 'valid_from_sequence', 'valid_to_sequence',
                                'event_id', '_bucket'] -%}
 -- cdc_history_rows: versions of {{ 'the keys named by new events' if incremental else 'every key' }}
@@ -35,6 +35,7 @@ closed_versions as (
             transform(
                 versions,
                 (version, position) -> named_struct(
+                    'version_number', position + 1,
                     'version', version,
                     'next_version', try_element_at(versions, position + 2),
                     'is_current', position = size(versions) - 1
@@ -49,6 +50,7 @@ recomputed_rows as (
         source_vendor,
         source_table,
         pk,
+        version_number,
         {{ cdc_json_object('version.row') }} as row,
         version.op as op,
         version.is_deleted as is_deleted,
@@ -116,19 +118,19 @@ truncates as (
 -- a truncate reaches every key of its table
 truncated_keys as (
     select
-        keys.source_vendor,
-        keys.source_table,
-        keys.pk,
+        table_keys.source_vendor,
+        table_keys.source_table,
+        table_keys.pk,
         truncates.event_id,
         truncates.op,
         truncates.after,
         truncates.sequence,
         truncates._arrival,
         truncates.source_committed_at
-    from (select distinct source_vendor, source_table, pk from unique_changes) as keys
+    from (select distinct source_vendor, source_table, pk from unique_changes) as table_keys
     inner join truncates
-        on keys.source_vendor = truncates.source_vendor
-        and keys.source_table = truncates.source_table
+        on table_keys.source_vendor = truncates.source_vendor
+        and table_keys.source_table = truncates.source_table
 ),
 
 timeline_events as (

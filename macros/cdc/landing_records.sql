@@ -8,6 +8,7 @@ cdc_landing_records: vendor '{{ vendor }}' is not a landing folder. Write one of
         {%- endset -%}
         {{ exceptions.raise_compiler_error(msg) }}
     {%- endif -%}
+    {{ cdc_require_udfs() }}
     {%- set landing_dir = var('cdc_landing_dir') | replace("\\", "\\\\") | replace("'", "\\'") -%}
 -- cdc_landing_records: new files of {{ vendor }}/ under the landing folder
 with listed_files as (

@@ -315,6 +315,8 @@ def test_control_events(raw, control_type):
     record = one(raw)
     assert (record["kind"], record["control_type"]) == ("control", control_type)
     assert record["control_json"]
+    if control_type == "transaction":
+        assert record["transaction_id"] == raw["id"]
 
 
 def test_truncate_is_a_change_without_images():

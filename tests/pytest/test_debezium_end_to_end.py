@@ -1,0 +1,128 @@
+"""Debezium through the whole project, with the commands a user types.
+
+Real published samples (../shared/conformance/debezium) must all become change events with
+nothing quarantined; malformed input must be quarantined with its reason while the run
+succeeds; every landing record must be accounted for (the dbt data tests run in `build`).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import CONFORMANCE_DIR, PROJECT_DIR
+
+pytestmark = pytest.mark.spark
+
+DEBEZIUM_SAMPLES = CONFORMANCE_DIR / "debezium"
+
+# One malformed record per line, with the reason the project must give it.
+MALFORMED = [
+    ('{"before": null, "after": {"id": 1, "name": "cut', "invalid_json"),
+    (('{"before": null, "after": {"id": 2}, "source": {"connector": "mysql", "db": "shop", '
+      '"table": "t", "file": "mysql-bin.000001", "pos": 4, "row": 0}, "op": "x"}'), "unknown_op"),
+    ('{"before": null, "after": {"id": 3}, "op": "c"}', "missing_source"),
+    (('{"before": null, "after": [1, 2], "source": {"connector": "mysql", "db": "shop", "table": "t"}, '
+      '"op": "c"}'), "wrong_type"),
+    ("", "empty_record"),
+    ("42", "not_an_object"),
+    (('{"before": null, "after": {"code": "A", "name": "no key"}, "source": {"connector": "mysql", '
+      '"db": "shop", "table": "no_key_table", "file": "mysql-bin.000001", "pos": 9, "row": 0}, "op": "c"}'),
+     "missing_primary_key"),
+    (('{"before": null, "after": {"id": 5}, "source": {"connector": "mysql", "db": "shop", "table": "t", '
+      '"file": "mysql-bin.000001", "pos": "not-a-number", "row": 0}, "op": "c"}'), "invalid_position"),
+]
+GOOD_AFTER_MALFORMED = ('{"topic": "shop.t", "partition": 0, "offset": 7, "key": {"id": 6}, "value": null}',
+                        "tombstone")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    from conftest import CdcProject
+
+    if not DEBEZIUM_SAMPLES.is_dir():
+        pytest.skip(f"conformance samples not found at {DEBEZIUM_SAMPLES}")
+    project = CdcProject(root=tmp_path_factory.mktemp("debezium_e2e"))
+    folder = project.landing_dir / "debezium"
+    folder.mkdir(parents=True)
+    samples = sorted(path for path in DEBEZIUM_SAMPLES.rglob("*") if path.is_file())
+    for path in samples:
+        shutil.copy(path, folder / path.name)
+    project.write_landing_file("debezium", "malformed.jsonl",
+                               [line for line, _ in MALFORMED] + [GOOD_AFTER_MALFORMED[0]])
+    project.run("build")  # seeds, models and every data test (incl. the record accounting)
+    return project, [path.name for path in samples]
+
+
+def test_every_conformance_file_becomes_change_events(built):
+    project, sample_names = built
+    rows = project.sql(
+        "select reverse(split(_source_file, '/'))[0] as file, count(*) as events "
+        "from cdc_intermediate.int_cdc__change_events group by 1")
+    events = {row["file"]: row["events"] for row in rows}
+    missing = [name for name in sample_names if not events.get(name)]
+    assert not missing, f"conformance files without change events: {missing}"
+
+
+def test_nothing_from_the_conformance_files_is_quarantined(built):
+    project, _ = built
+    rows = project.sql("select _source_file, reason, detail from cdc_intermediate.int_cdc__quarantine "
+                       "where _source_file not like '%/malformed.jsonl'")
+    assert rows == []
+
+
+def test_malformed_records_are_quarantined_with_their_reason(built):
+    project, _ = built
+    rows = project.sql("select _record_no, reason, detail, raw from cdc_intermediate.int_cdc__quarantine "
+                       "where _source_file like '%/malformed.jsonl' order by _record_no")
+    got = {row["_record_no"]: row["reason"] for row in rows}
+    expected = {number: reason for number, (_, reason) in enumerate(MALFORMED, start=1)}
+    assert got == expected
+    assert all(row["detail"] for row in rows)
+    # the raw text is kept for the person who has to look (the empty record is empty)
+    assert rows[0].get("raw") == MALFORMED[0][0]
+
+
+def test_tombstone_is_a_control_record(built):
+    project, _ = built
+    rows = project.sql("select control_type from cdc_intermediate.int_cdc__control_events "
+                       "where _source_file like '%/malformed.jsonl'")
+    assert [row["control_type"] for row in rows] == [GOOD_AFTER_MALFORMED[1]]
+
+
+def test_ledger_accounts_for_every_record(built):
+    project, sample_names = built
+    rows = project.sql("select reverse(split(_source_file, '/'))[0] as file, records, change_records, "
+                       "control_records, quarantined_records from cdc_intermediate.int_cdc__ingestion_ledger")
+    ledger = {row["file"]: row for row in rows}
+    assert set(ledger) == set(sample_names) | {"malformed.jsonl"}
+    for row in ledger.values():
+        assert row["records"] == row["change_records"] + row["control_records"] + row["quarantined_records"], row
+    assert ledger["malformed.jsonl"]["quarantined_records"] == len(MALFORMED)
+
+
+def test_known_values_come_out(built):
+    project, _ = built
+    rows = project.sql("select source_table, pk, row from cdc_marts.cdc_current "
+                       "where source_vendor = 'debezium' and source_table in "
+                       "('DEBEZIUM.CUSTOMERS', 'inventory.customers', 'bigdata_test.sync_test_table')")
+    current = {(row["source_table"], row["pk"]): json.loads(row["row"]) for row in rows}
+    assert current[("DEBEZIUM.CUSTOMERS", '{"ID":1004}')]["EMAIL"] == "annek@noanswer.org"
+    # serde-update.json (an update at the same binlog position as the create) wins by arrival
+    assert current[("inventory.customers", '{"id":1004}')]["first_name"] in {"Anne", "Anne-Marie"}
+    mongo = current[("bigdata_test.sync_test_table", '{"_id":"67ab25755c0d5ac87eb8c632"}')]
+    assert mongo["tags"] == ["succeed"]
+
+
+def test_plain_dbt_names_the_runner(cdc_project):
+    """`dbt run` without cdc-dbt has no UDFs: it must fail and say what to run instead."""
+    env = {**cdc_project.environment(), "DBT_PROFILES_DIR": str(PROJECT_DIR / "profiles")}
+    proc = subprocess.run([str(Path(sys.executable).parent / "dbt"), "run", "--select",
+                           "base_debezium__landing_records"],
+                          cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=900, check=False)
+    assert proc.returncode != 0
+    assert "cdc-dbt" in proc.stdout, proc.stdout[-3000:]
