@@ -6,7 +6,7 @@
     vendor_op, key, before, after, changed_columns, position, position_sequence (array of
     decimal(38,0) or null when there is no position), arrival (array of decimal(38,0)),
     committed_at_us, read_at_us, transaction_id, transaction_seq, transaction_last,
-    schema_version, content_hash, _source_file, record_no, record_index, _parsed_at. -#}
+    schema_version, content_hash, raw, _source_file, record_no, record_index, _parsed_at. -#}
 {% macro cdc_contract_events(changes, vendor) %}
     {%- if changes is none or vendor is none -%}
         {{ exceptions.raise_compiler_error("cdc_contract_events needs changes='<cte name>' and vendor='<folder>'") }}
@@ -99,6 +99,8 @@ select
     changed_columns,
     -- ordering
     sequence,
+    -- 'position' when the vendor gave one; 'arrival' when the order is the delivery order (DECISIONLOG D10)
+    case when position_sequence is null then 'arrival' else 'position' end as sequence_basis,
     arrival as _arrival,
     -- timestamps
     timestamp_micros(committed_at_us) as source_committed_at,
@@ -112,6 +114,7 @@ select
     record_no as _record_no,
     record_index as _record_index,
     _parsed_at,
+    raw as _raw,
     _quarantine_reason,
     case _quarantine_reason
         when 'unknown_op' then concat('op code ', coalesce(vendor_op, 'null'), ' is not in seeds/cdc_op_codes.csv for {{ vendor }}')

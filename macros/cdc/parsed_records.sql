@@ -36,8 +36,8 @@ select
     record_no,
     record_index,
     parsed_record.*,
-    -- keep the raw text only where someone has to read it (quarantine, control)
-    case when parsed_record.kind != 'change' then raw end as raw,
+    -- the text as read, for whoever has to look at a quarantined or control record
+    raw,
     _loaded_at,
     current_timestamp() as _parsed_at,
     '{{ invocation_id }}' as _run_id

@@ -55,7 +55,8 @@ def built(tmp_path_factory):
     project.write_landing_file("debezium", "malformed.jsonl",
                                [line for line, _ in MALFORMED] + [GOOD_AFTER_MALFORMED[0]])
     project.run("build")  # seeds, models and every data test (incl. the record accounting)
-    return project, [path.name for path in samples]
+    yield project, [path.name for path in samples]
+    project.stop_queries()
 
 
 def test_every_conformance_file_becomes_change_events(built):

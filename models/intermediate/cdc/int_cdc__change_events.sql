@@ -28,6 +28,7 @@ select
     changed_columns,
     -- ordering
     sequence,
+    sequence_basis,
     _arrival,
     -- timestamps
     source_committed_at,

@@ -19,19 +19,16 @@ with parser_quarantine as (
 
 contract_quarantine as (
     select
-        debezium_events.source_vendor,
-        debezium_events._source_file,
-        debezium_events._record_no,
-        debezium_events._record_index,
-        debezium_events._quarantine_reason as reason,
-        debezium_events._quarantine_detail as detail,
-        landing.raw,
-        debezium_events._parsed_at
-    from {{ ref('stg_debezium__change_events') }} as debezium_events
-    inner join {{ ref('base_debezium__landing_records') }} as landing
-        on debezium_events._source_file = landing._source_file
-        and debezium_events._record_no = landing.record_no
-    where debezium_events._quarantine_reason is not null
+        source_vendor,
+        _source_file,
+        _record_no,
+        _record_index,
+        _quarantine_reason as reason,
+        _quarantine_detail as detail,
+        _raw as raw,
+        _parsed_at
+    from {{ ref('stg_debezium__change_events') }}
+    where _quarantine_reason is not null
 ),
 
 all_quarantine as (

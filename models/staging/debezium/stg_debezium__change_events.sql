@@ -34,6 +34,7 @@ renamed as (
         transaction_last,
         schema_version,
         content_hash,
+        raw,
         _source_file,
         record_no,
         record_index,
