@@ -33,7 +33,7 @@ test: setup lint unit e2e dbt-build
 
 lint:
 	$(BIN)/ruff check python_udfs tests benchmarks
-	$(BIN)/sqlfluff lint models macros tests --disable-progress-bar
+	$(BIN)/sqlfluff lint models tests --disable-progress-bar
 
 unit:
 	$(BIN)/python -m pytest -q -m "not spark"

@@ -19,6 +19,7 @@ from python_udfs.contract import PARSED_RECORD_DDL, quarantine
 # vendor -> "module:function" of its parser; a vendor is enabled in SQL when its parser is here.
 VENDOR_PARSERS = {
     "debezium": "python_udfs.debezium:parse_debezium",
+    "spanner": "python_udfs.spanner:parse_spanner",
 }
 
 # The function whose presence tells a model that it runs inside cdc-dbt (see macros/cdc/_require_udfs.sql).

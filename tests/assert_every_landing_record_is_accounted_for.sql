@@ -1,12 +1,7 @@
 -- Raw records = change events + control records + quarantined records: every record read from
 -- a landing file has exactly one outcome. Returns the records with none or more than one.
 with landing_records as (
-    select
-        source_vendor,
-        _source_file,
-        record_no
-    from {{ ref('base_debezium__landing_records') }}
-    where record_no > 0
+    {{ cdc_union_vendors('base_<vendor>__landing_records', columns='source_vendor, _source_file, record_no', where='record_no > 0') }}
 ),
 
 outcomes as (

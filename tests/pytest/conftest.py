@@ -17,17 +17,24 @@ CONFORMANCE_DIR = SHARED_DIR / "conformance"
 CDC_DBT = Path(sys.executable).parent / "cdc-dbt"
 
 
-# Reads SQL statements (one JSON string per line) and answers each with one line of JSON rows.
-_QUERY_WORKER = """
+# One Spark session per test project: runs dbt commands (in-process, as cdc-dbt does) and SQL
+# queries sent as JSON lines, answering each with a line that starts with MARK.
+MARK = "\x1ecdc-test "
+_WORKER = """
 import json, sys
-from python_udfs.runner import start
+from python_udfs.runner import invoke_dbt, start
 spark = start()
+MARK = sys.argv[1]
 for line in sys.stdin:
+    request = json.loads(line)
     try:
-        rows = [json.loads(row) for row in spark.sql(json.loads(line)).toJSON().collect()]
-        print("ROWS " + json.dumps(rows), flush=True)
+        if "dbt" in request:
+            print(MARK + json.dumps({"exit_code": invoke_dbt(request["dbt"])}), flush=True)
+        else:
+            rows = [json.loads(row) for row in spark.sql(request["sql"]).toJSON().collect()]
+            print(MARK + json.dumps({"rows": rows}), flush=True)
     except Exception as exc:
-        print("ERROR " + json.dumps(str(exc)[:4000]), flush=True)
+        print(MARK + json.dumps({"error": repr(exc)[:4000]}), flush=True)
 """
 
 
@@ -61,40 +68,49 @@ class CdcProject:
         path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         return path
 
-    def run(self, *dbt_args: str) -> str:
-        """Run `cdc-dbt <args>`; fail the test with dbt's output when it fails."""
-        self.stop_queries()
-        env = self.environment()
-        proc = subprocess.run([str(CDC_DBT), *dbt_args], cwd=PROJECT_DIR, env=env,
+    def run_cli(self, *dbt_args: str) -> str:
+        """Run the real `cdc-dbt <args>` command in its own process, as a user would."""
+        self.stop()
+        proc = subprocess.run([str(CDC_DBT), *dbt_args], cwd=PROJECT_DIR, env=self.environment(),
                               capture_output=True, text=True, timeout=1800, check=False)
         if proc.returncode != 0:
             pytest.fail(f"cdc-dbt {' '.join(dbt_args)} failed ({proc.returncode}):\n"
                         f"{proc.stdout[-6000:]}\n{proc.stderr[-3000:]}")
         return proc.stdout
 
-    def sql(self, statement: str) -> list[dict]:
-        """Rows of a Spark SQL query on this project's warehouse, as dicts.
+    def run(self, *dbt_args: str) -> str:
+        """`cdc-dbt <args>` inside this project's Spark session; fails the test if dbt fails."""
+        answer, output = self._ask({"dbt": list(dbt_args)})
+        if answer.get("exit_code") != 0:
+            pytest.fail(f"cdc-dbt {' '.join(dbt_args)} failed ({answer}):\n{output[-8000:]}")
+        return output
 
-        Faster than `query` (no dbt): one Spark session per project serves every query until
-        the next `run`, which stops it first (the embedded metastore admits one process).
-        """
+    def sql(self, statement: str) -> list[dict]:
+        """Rows of a Spark SQL query on this project's warehouse, as dicts (no dbt involved)."""
+        answer, output = self._ask({"sql": statement})
+        if "rows" not in answer:
+            pytest.fail(f"query failed: {statement}\n{answer}\n{output[-3000:]}")
+        return answer["rows"]
+
+    def _ask(self, request: dict) -> tuple[dict, str]:
         if self._worker is None:
-            self._worker = subprocess.Popen([sys.executable, "-c", _QUERY_WORKER], cwd=PROJECT_DIR,
+            self._worker = subprocess.Popen([sys.executable, "-c", _WORKER, MARK], cwd=PROJECT_DIR,
                                             env=self.environment(), stdin=subprocess.PIPE,
                                             stdout=subprocess.PIPE, text=True)
-        self._worker.stdin.write(json.dumps(statement) + "\n")
+        self._worker.stdin.write(json.dumps(request) + "\n")
         self._worker.stdin.flush()
+        output = []
         while True:
             line = self._worker.stdout.readline()
             if not line:
-                self.stop_queries()
-                pytest.fail(f"the query process died running: {statement}")
-            if line.startswith("ROWS "):
-                return json.loads(line[5:])
-            if line.startswith("ERROR "):
-                pytest.fail(f"query failed: {statement}\n{json.loads(line[6:])}")
+                self.stop()
+                pytest.fail(f"the Spark process died during {request}:\n{''.join(output)[-6000:]}")
+            if line.startswith(MARK):
+                return json.loads(line[len(MARK):]), "".join(output)
+            output.append(line)
 
-    def stop_queries(self) -> None:
+    def stop(self) -> None:
+        """End this project's Spark session (the embedded metastore admits one process)."""
         if self._worker is not None:
             self._worker.stdin.close()
             self._worker.wait(timeout=120)
@@ -111,4 +127,4 @@ def cdc_project(tmp_path: Path):
     project = CdcProject(root=tmp_path)
     project.landing_dir.mkdir()
     yield project
-    project.stop_queries()
+    project.stop()

@@ -3,7 +3,7 @@
 -- Every vendor's usable change events, one contract (DESIGN §5). Append-only: duplicates are
 -- kept here and removed by the merge (cdc_history / int_cdc__current_state).
 with all_vendors as (
-    select * from {{ ref('stg_debezium__change_events') }}
+    {{ cdc_union_vendors('stg_<vendor>__change_events') }}
 ),
 
 new_events as (

@@ -3,7 +3,7 @@
 -- One row per landing file read: what it held and what became of it. Files are read once;
 -- this is the record of which ones have been.
 with landing_records as (
-    select * from {{ ref('base_debezium__landing_records') }}
+    {{ cdc_union_vendors('base_<vendor>__landing_records') }}
 ),
 
 new_files as (

@@ -1,0 +1,34 @@
+"""Every vendor is wired in the three places that must agree: the dbt var `cdc_vendors`, the
+parser registry of the UDFs, and its staging folder with the three models and op codes."""
+
+from __future__ import annotations
+
+import csv
+
+import yaml
+from conftest import PROJECT_DIR
+
+from python_udfs.landing import VENDORS
+from python_udfs.registration import VENDOR_PARSERS, load_parser
+
+
+def dbt_vendors() -> list[str]:
+    project = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text(encoding="utf-8"))
+    return project["vars"]["cdc_vendors"]
+
+
+def test_dbt_var_and_parser_registry_name_the_same_vendors():
+    assert sorted(dbt_vendors()) == sorted(VENDOR_PARSERS)
+    assert set(VENDOR_PARSERS) <= set(VENDORS)
+
+
+def test_each_vendor_has_its_staging_models_parser_and_op_codes():
+    with (PROJECT_DIR / "seeds" / "cdc_op_codes.csv").open(encoding="utf-8") as handle:
+        vendors_with_op_codes = {row["source_vendor"] for row in csv.DictReader(handle)}
+    for vendor in dbt_vendors():
+        folder = PROJECT_DIR / "models" / "staging" / vendor
+        for model in (f"base_{vendor}__landing_records", f"base_{vendor}__parsed",
+                      f"stg_{vendor}__change_events"):
+            assert (folder / f"{model}.sql").is_file(), f"{model}.sql missing in {folder}"
+        assert callable(load_parser(vendor))
+        assert vendor in vendors_with_op_codes, f"no op codes for {vendor} in seeds/cdc_op_codes.csv"
