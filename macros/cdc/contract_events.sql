@@ -2,12 +2,15 @@
     (seed cdc_op_codes), key resolution (message key, seed cdc_primary_keys, an `id` column),
     `pk`, `sequence`, `event_id`, and the reason when an event cannot be used.
 
+    `guess_id_key`: whether a lone `id` / `_id` column may serve as the key when neither the
+    message nor the seed names one (Debezium: yes; feeds that always send keys: no).
+
     `changes` is a CTE name whose rows have: source_vendor, source_engine, source_table,
     vendor_op, key, before, after, changed_columns, position, position_sequence (array of
     decimal(38,0) or null when there is no position), arrival (array of decimal(38,0)),
     committed_at_us, read_at_us, transaction_id, transaction_seq, transaction_last,
     schema_version, content_hash, raw, _source_file, record_no, record_index, _parsed_at. -#}
-{% macro cdc_contract_events(changes, vendor) %}
+{% macro cdc_contract_events(changes, vendor, guess_id_key=true) %}
     {%- if changes is none or vendor is none -%}
         {{ exceptions.raise_compiler_error("cdc_contract_events needs changes='<cte name>' and vendor='<folder>'") }}
     {%- endif -%}
@@ -33,7 +36,8 @@ with_keys as (
         op_codes.op,
         coalesce(
             map_keys({{ changes }}.key),
-            registered_keys.key_columns,
+            registered_keys.key_columns
+            {%- if guess_id_key %},
             -- a lone `id` / `_id` column is the key of last resort (DECISIONLOG D7)
             nullif(
                 filter(
@@ -42,6 +46,7 @@ with_keys as (
                 ),
                 array()
             )
+            {%- endif %}
         ) as key_columns
     from {{ changes }}
     left join op_codes

@@ -328,10 +328,10 @@ class _Simulator:
         self.clock_us += max(gap_us, self.min_gap_us)
         self.min_gap_us = 1
         digits = rng.choice((6, 7, 8, 9))
-        sub_us = 0 if digits == 6 else rng.randrange(0, 1000, 10 ** (9 - digits))
+        sub_ns = 0 if digits == 6 else rng.randrange(0, 1000, 10 ** (9 - digits))  # below the microsecond
         server_transaction_id = base64.b64encode(f"{rng.randint(10**15, 10**16 - 1)}{index:04d}".encode()).decode()
         tag = rng.choice(TAGS) if rng.random() < 0.3 else ""
-        txn = Transaction(index, server_transaction_id, self.clock_us * 1000 + sub_us, digits, tag, self.pending)
+        txn = Transaction(index, server_transaction_id, self.clock_us * 1000 + sub_ns, digits, tag, self.pending)
         self.pending = []
         return txn
 
