@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
+LOG4J_CONFIG = Path(__file__).resolve().with_name("log4j2.properties")
 
 
 def _fail(message: str) -> None:
@@ -69,10 +70,10 @@ def build_spark_session(master: str | None = None):
         .config("spark.sql.shuffle.partitions", os.environ.get("CDC_SHUFFLE_PARTITIONS", "4"))
         .config("spark.sql.sources.partitionOverwriteMode", "dynamic")
         .config("spark.sql.warehouse.dir", str(spark_dir / "warehouse"))
-        .config("javax.jdo.option.ConnectionURL",
+        .config("spark.hadoop.javax.jdo.option.ConnectionURL",
                 f"jdbc:derby:;databaseName={spark_dir / 'metastore_db'};create=true")
         .config("spark.driver.extraJavaOptions",
-                f"-Dderby.system.home={spark_dir} -Duser.timezone=UTC")
+                f"-Dderby.system.home={spark_dir} -Duser.timezone=UTC -Dlog4j.configurationFile={LOG4J_CONFIG}")
         .config("spark.executor.extraJavaOptions", "-Duser.timezone=UTC")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
@@ -105,6 +106,25 @@ def invoke_dbt(args: list[str]) -> int:
     return 0 if result.success else 1
 
 
+# Seeds the models read (op codes, primary keys): `cdc-dbt run` loads them when they are missing.
+REFERENCE_SEEDS = ("cdc_op_codes", "cdc_primary_keys")
+
+
+def ensure_reference_seeds(spark, args: list[str]) -> int:
+    """Load the seeds first when a fresh CDC_SPARK_DIR has none, so `cdc-dbt run` works alone.
+
+    `dbt build` loads them itself; after editing a seed, run `cdc-dbt seed` (see DECISIONLOG D11).
+    """
+    if not args or args[0] != "run":
+        return 0
+    schema = os.environ.get("CDC_SCHEMA", "cdc") + "_reference"
+    missing = [seed for seed in REFERENCE_SEEDS if not spark.catalog.tableExists(f"{schema}.{seed}")]
+    if not missing:
+        return 0
+    print(f"cdc-dbt: loading reference seeds first ({', '.join(missing)} not built yet)", file=sys.stderr)
+    return invoke_dbt(["seed", "--quiet"])
+
+
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
@@ -112,8 +132,10 @@ def main(argv: list[str] | None = None) -> None:
               "Runs dbt with the project's Python UDFs registered on a local Spark session.\n"
               "Env: CDC_LANDING_DIR (input, default data/landing), CDC_SPARK_DIR (state, default .spark).")
         raise SystemExit(0)
-    start()
+    spark = start()
     os.chdir(PROJECT_DIR)
+    if ensure_reference_seeds(spark, args) != 0:
+        raise SystemExit(1)
     raise SystemExit(invoke_dbt(args))
 
 

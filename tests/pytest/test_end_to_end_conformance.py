@@ -142,3 +142,22 @@ def test_plain_dbt_names_the_runner(cdc_project):
                           cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=900, check=False)
     assert proc.returncode != 0
     assert "cdc-dbt" in proc.stdout, proc.stdout[-3000:]
+
+
+def test_run_alone_on_a_fresh_folder_then_show_prints_clean_json(cdc_project):
+    """What a user types first: `cdc-dbt run` (no `seed` before it) on fresh folders, then
+    `cdc-dbt show ... --output json --quiet`, whose standard output must be the JSON alone."""
+    cdc_project.write_landing_file("debezium", "one.jsonl", [
+        ('{"before": null, "after": {"ID": 7, "NAME": "Ada"}, "source": {"connector": "oracle", '
+        '"db": "ORCLPDB1", "schema": "INVENTORY", "table": "CUSTOMERS", "scn": "100", "ssn": 0}, "op": "c"}'),
+        ('{"before": {"ID": 7, "NAME": "Ada"}, "after": {"ID": 7, "NAME": null}, "source": {"connector": '
+        '"oracle", "db": "ORCLPDB1", "schema": "INVENTORY", "table": "CUSTOMERS", "scn": "99999999999999999999", '
+        '"ssn": 0}, "op": "u"}'),
+    ])
+    cdc_project.run_cli("run")
+    out = cdc_project.run_cli("show", "--inline",
+                              "select source_vendor, source_table, pk, row from {{ ref('cdc_current') }}",
+                              "--limit", "-1", "--output", "json", "--quiet")
+    rows = json.loads(out)["show"]
+    assert rows == [{"source_vendor": "debezium", "source_table": "ORCLPDB1.INVENTORY.CUSTOMERS",
+                     "pk": '{"ID":7}', "row": '{"ID":7,"NAME":null}'}]
