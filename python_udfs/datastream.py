@@ -73,7 +73,10 @@ _ISO = re.compile(
     re.ASCII,
 )
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
-_TRUE_TEXT = {"true": True, "false": False}
+# committed_at_us / read_at_us are Spark bigints and timestamps: years 1 to 9999 only
+_MIN_US = (dt.datetime(1, 1, 1, tzinfo=dt.UTC) - _EPOCH) // dt.timedelta(microseconds=1)
+_MAX_US = (dt.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=dt.UTC) - _EPOCH) // dt.timedelta(microseconds=1)
+_BOOLEAN_TEXT = {"true": True, "false": False}
 
 
 class _Reject(Exception):
@@ -150,7 +153,7 @@ def _load_json(text: Any, what: str) -> Any:
 def _object_field(event: dict, name: str, missing: str) -> dict:
     """`payload` / `source_metadata`: an object, or JSON text of one (some writers stringify it)."""
     value = event.get(name)
-    if value is None:
+    if value is None or (isinstance(value, str) and not value.strip()):
         raise _Reject(missing, f"the event has no '{name}' object (keys: {sorted(event)[:20]})")
     if isinstance(value, str):
         value = _load_json(value, name)
@@ -235,8 +238,8 @@ def _flag(value: Any) -> bool:
         return False
     if isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().lower() in _TRUE_TEXT:
-        return _TRUE_TEXT[value.strip().lower()]
+    if isinstance(value, str) and value.strip().lower() in _BOOLEAN_TEXT:
+        return _BOOLEAN_TEXT[value.strip().lower()]
     raise _Reject("wrong_type", f"source_metadata.is_deleted is a JSON {_json_type(value)}, not a boolean")
 
 
@@ -269,7 +272,7 @@ def _column_list(meta: dict, name: str) -> list[str]:
 def _mysql_position(_event: dict, meta: dict, _committed: int | None) -> dict | None:
     # Backfill events carry log_file '' (or null) and position 0: not a binlog position.
     log_file = _text(meta.get("log_file"), "source_metadata.log_file")
-    if not log_file:
+    if not log_file or not log_file.strip():
         return None
     return _present({"log_file": log_file,
                      "log_position": _text(meta.get("log_position"), "source_metadata.log_position")})
@@ -284,7 +287,7 @@ def _oracle_position(_event: dict, meta: dict, _committed: int | None) -> dict |
 def _timestamp_lsn_position(_event: dict, meta: dict, committed: int | None) -> dict | None:
     """PostgreSQL and SQL Server: (source_timestamp, lsn), the lsn as written ('16/CB002DB0')."""
     lsn = _text(meta.get("lsn"), "source_metadata.lsn")
-    if not lsn:
+    if not lsn or not lsn.strip():
         return None
     return _present({"source_timestamp_us": None if committed is None else str(committed), "lsn": lsn})
 
@@ -380,15 +383,23 @@ def _epoch_us(value: Any, name: str) -> int | None:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise _Reject("wrong_type", f"{name} is a JSON {_json_type(value)}, not a time")
     if isinstance(value, float):
-        if not math.isfinite(value):
-            raise _Reject("invalid_timestamp", f"{name} {value!r} is not a time")
-        return round(value * 1000)
-    if isinstance(value, str) and not _INTEGER.fullmatch(value.strip()):
-        return _iso_us(value, name)
-    number = int(value)
+        micros = value * 1000
+        us = round(micros) if math.isfinite(micros) else None
+    elif isinstance(value, str) and not _INTEGER.fullmatch(value.strip()):
+        us = _iso_us(value, name)
+    else:
+        us = _epoch_number_us(int(value))
+    if us is None or not _MIN_US <= us <= _MAX_US:
+        raise _Reject("invalid_timestamp", f"{name} {value!r} is not a time between the years 1 and 9999")
+    return us
+
+
+def _epoch_number_us(number: int) -> int:
     if abs(number) >= 10**17:
-        return number // 1000
-    return number if abs(number) >= 10**14 else number * 1000
+        return number // 1000  # nanoseconds
+    if abs(number) >= 10**14:
+        return number  # microseconds
+    return number * 1000  # milliseconds, what Datastream writes
 
 
 def _iso_us(text: str, name: str) -> int:

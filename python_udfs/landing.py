@@ -79,21 +79,26 @@ def _is_named_messages(value: dict) -> bool:
 def read_landing_file(path: str) -> Iterator[tuple[int, str | None, str | None]]:
     """(record number from 1, record text, file-level error) for every record of one file.
 
-    A file that cannot be read at all yields one record with text None and the error, so the
-    file is quarantined with a reason instead of failing the run.
+    A file that cannot be read (or, for a truncated Avro file, its damaged rest) yields one
+    record with text None and the error, so it is quarantined with a reason instead of failing
+    the run; records before the damage are kept.
     """
+    number = 0
     try:
         if path.endswith(".avro"):
-            from python_udfs.avro import avro_records
+            from python_udfs.avro import read_avro
 
-            records = avro_records(path)
+            # the records before any damage are kept; the damage itself becomes one more record
+            records, error = read_avro(path)
         else:
             with open(path, encoding="utf-8", errors="replace") as handle:
-                records = split_records(handle.read())
+                records, error = split_records(handle.read()), None
         for number, text in enumerate(records, start=1):
             yield number, text, None
+        if error is not None:
+            yield number + 1, None, error
     except Exception as exc:  # noqa: BLE001 - any unreadable file is quarantined, never fatal
-        yield 1, None, f"{type(exc).__name__}: {exc}"
+        yield number + 1, None, f"{type(exc).__name__}: {exc}"
 
 
 def landing_dir_from_env(project_dir: str) -> str:

@@ -18,6 +18,7 @@ from python_udfs.contract import PARSED_RECORD_DDL, quarantine
 
 # vendor -> "module:function" of its parser; a vendor is enabled in SQL when its parser is here.
 VENDOR_PARSERS = {
+    "datastream": "python_udfs.datastream:parse_datastream",
     "debezium": "python_udfs.debezium:parse_debezium",
     "spanner": "python_udfs.spanner:parse_spanner",
 }

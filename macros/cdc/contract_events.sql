@@ -119,7 +119,8 @@ select
     record_no as _record_no,
     record_index as _record_index,
     _parsed_at,
-    raw as _raw,
+    -- the text as read, kept only where someone has to look at it
+    case when _quarantine_reason is not null then raw end as _raw,
     _quarantine_reason,
     case _quarantine_reason
         when 'unknown_op' then concat('op code ', coalesce(vendor_op, 'null'), ' is not in seeds/cdc_op_codes.csv for {{ vendor }}')

@@ -19,7 +19,7 @@ from conftest import CONFORMANCE_DIR, PROJECT_DIR
 
 pytestmark = pytest.mark.spark
 
-VENDORS_UNDER_TEST = ("debezium", "spanner")
+VENDORS_UNDER_TEST = ("datastream", "debezium", "spanner")
 
 # One malformed record per line, with the reason the project must give it.
 MALFORMED = [
@@ -57,6 +57,10 @@ def built(tmp_path_factory):
             samples.append((vendor, path.name))
     project.write_landing_file("debezium", "malformed.jsonl",
                                [line for line, _ in MALFORMED] + [GOOD_AFTER_MALFORMED[0]])
+    # damaged Avro: an empty file, and a real file cut short (its first records must survive)
+    (project.landing_dir / "datastream" / "empty.avro").write_bytes(b"")
+    whole = (CONFORMANCE_DIR / "datastream" / "published" / "dump.avro").read_bytes()
+    (project.landing_dir / "datastream" / "cut.avro").write_bytes(whole[: len(whole) * 2 // 3])
     project.run_cli("build")  # seeds, models and every data test (incl. the record accounting)
     yield project, samples
     project.stop()
@@ -75,8 +79,19 @@ def test_every_conformance_file_becomes_change_events(built):
 def test_nothing_from_the_conformance_files_is_quarantined(built):
     project, _ = built
     rows = project.sql("select _source_file, reason, detail from cdc_intermediate.int_cdc__quarantine "
-                       "where _source_file not like '%/malformed.jsonl'")
+                       "where _source_file not rlike '/(malformed.jsonl|empty.avro|cut.avro)$'")
     assert rows == []
+
+
+def test_damaged_avro_files_are_quarantined_and_keep_what_was_readable(built):
+    project, _ = built
+    rows = project.sql("select reverse(split(_source_file, '/'))[0] as file, reason "
+                       "from cdc_intermediate.int_cdc__quarantine where _source_file rlike '/(empty|cut).avro$'")
+    assert sorted((row["file"], row["reason"]) for row in rows) == [
+        ("cut.avro", "unreadable_file"), ("empty.avro", "unreadable_file")]
+    kept = project.sql("select count(*) as n from cdc_intermediate.int_cdc__change_events "
+                       "where _source_file like '%/cut.avro'")
+    assert kept[0]["n"] > 0
 
 
 def test_malformed_records_are_quarantined_with_their_reason(built):
@@ -104,7 +119,8 @@ def test_ledger_accounts_for_every_record(built):
                        "change_records, control_records, quarantined_records "
                        "from cdc_intermediate.int_cdc__ingestion_ledger")
     ledger = {(row["source_vendor"], row["file"]): row for row in rows}
-    assert set(ledger) == set(samples) | {("debezium", "malformed.jsonl")}
+    assert set(ledger) == set(samples) | {("debezium", "malformed.jsonl"), ("datastream", "empty.avro"),
+                                          ("datastream", "cut.avro")}
     for row in ledger.values():
         assert row["records"] == row["change_records"] + row["control_records"] + row["quarantined_records"], row
     assert ledger[("debezium", "malformed.jsonl")]["quarantined_records"] == len(MALFORMED)
@@ -121,6 +137,18 @@ def test_known_values_come_out(built):
     assert current[("inventory.customers", '{"id":1004}')]["first_name"] in {"Anne", "Anne-Marie"}
     mongo = current[("bigdata_test.sync_test_table", '{"_id":"67ab25755c0d5ac87eb8c632"}')]
     assert mongo["tags"] == ["succeed"]
+
+
+def test_datastream_known_values(built):
+    project, _ = built
+    # Oracle update-pk.avro: key 210 becomes 211 (UPDATE-DELETE + UPDATE-INSERT at one position)
+    rows = project.sql("select pk from cdc_marts.cdc_current "
+                       "where source_vendor = 'datastream' and source_table = 'xe.HR.EMPLOYEES' "
+                       "and pk in ('{\"EMPLOYEE_ID\":210}', '{\"EMPLOYEE_ID\":211}')")
+    assert [row["pk"] for row in rows] == ['{"EMPLOYEE_ID":211}']
+    engines = project.sql("select distinct source_engine from cdc_intermediate.int_cdc__change_events "
+                          "where source_vendor = 'datastream'")
+    assert {row["source_engine"] for row in engines} >= {"mysql", "oracle", "postgresql"}
 
 
 def test_spanner_documented_values(built):

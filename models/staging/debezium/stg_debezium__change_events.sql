@@ -1,8 +1,11 @@
+{{ config(materialized='incremental', incremental_strategy='append') }}
+
 -- Debezium change events in the contract shape (DESIGN §5); `_quarantine_reason` says why one cannot be used.
 with source as (
     select *
     from {{ ref('base_debezium__parsed') }}
     where kind = 'change'
+        and {{ cdc_newer_than_this('_parsed_at') }}
 ),
 
 renamed as (

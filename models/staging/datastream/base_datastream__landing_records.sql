@@ -1,0 +1,3 @@
+{{ config(materialized='incremental', incremental_strategy='append') }}
+
+{{ cdc_landing_records(vendor='datastream') }}
