@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import math
 import re
 from collections.abc import Callable
 from typing import Any
 
-from python_udfs.contract import canonical_json, change, encode_row, encode_value, quarantine
+from python_udfs.contract import canonical_json, change, encode_row, encode_value
+from python_udfs.parsing import Reject, json_type, load_json, never_raise
 
 _DELETES = frozenset({"DELETE", "UPDATE-DELETE"})
 _BACKFILL_MARKS = ("backfill", "dump")
@@ -79,23 +79,9 @@ _MAX_US = (dt.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=dt.UTC) - _EPOCH
 _BOOLEAN_TEXT = {"true": True, "false": False}
 
 
-class _Reject(Exception):
-    """Raised anywhere in the parse to quarantine the record with a reason code."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(detail)
-        self.reason = reason
-        self.detail = detail
-
-
 def parse_datastream(raw: str | None) -> list[dict]:
     """Parse one raw landing record; never raises (errors become one quarantine record)."""
-    try:
-        return [_parse_record(raw)]
-    except _Reject as rejected:
-        return [quarantine(rejected.reason, rejected.detail)]
-    except Exception as exc:  # noqa: BLE001 - the contract is: never raise, quarantine instead
-        return [quarantine("parse_error", repr(exc))]
+    return never_raise(lambda record: [_parse_record(record)], raw)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -103,9 +89,9 @@ def parse_datastream(raw: str | None) -> list[dict]:
 
 
 def _parse_record(raw: Any) -> dict:
-    event = _load_json(raw, "record")
+    event = load_json(raw, "record")
     if not isinstance(event, dict):
-        raise _Reject("not_an_object", f"the record is a JSON {_json_type(event)}, not an object")
+        raise Reject("not_an_object", f"the record is a JSON {json_type(event)}, not an object")
     payload = _object_field(event, "payload", "missing_payload")
     meta = _object_field(event, "source_metadata", "missing_source")
     read_method = _optional_str(event, "read_method")
@@ -134,31 +120,15 @@ def _parse_record(raw: Any) -> dict:
     )
 
 
-def _load_json(text: Any, what: str) -> Any:
-    if isinstance(text, (bytes, bytearray)):
-        text = bytes(text).decode("utf-8")
-    if text is None:
-        raise _Reject("empty_record", f"the {what} is null")
-    if not isinstance(text, str):
-        raise _Reject("wrong_type", f"the {what} is a {type(text).__name__}, not text")
-    text = text.lstrip("\ufeff")
-    if not text.strip():
-        raise _Reject("empty_record", f"the {what} is empty or whitespace only")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _Reject("invalid_json", f"the {what} is not valid JSON ({exc})") from None
-
-
 def _object_field(event: dict, name: str, missing: str) -> dict:
     """`payload` / `source_metadata`: an object, or JSON text of one (some writers stringify it)."""
     value = event.get(name)
     if value is None or (isinstance(value, str) and not value.strip()):
-        raise _Reject(missing, f"the event has no '{name}' object (keys: {sorted(event)[:20]})")
+        raise Reject(missing, f"the event has no '{name}' object (keys: {sorted(event)[:20]})")
     if isinstance(value, str):
-        value = _load_json(value, name)
+        value = load_json(value, name)
     if not isinstance(value, dict):
-        raise _Reject("wrong_type", f"{name} is a JSON {_json_type(value)}, not an object")
+        raise Reject("wrong_type", f"{name} is a JSON {json_type(value)}, not an object")
     return value
 
 
@@ -166,7 +136,7 @@ def _optional_str(obj: dict, name: str, where: str = "") -> str | None:
     value = obj.get(name)
     if value is None or isinstance(value, str):
         return value
-    raise _Reject("wrong_type", f"{where}{name} is a JSON {_json_type(value)}, not a string")
+    raise Reject("wrong_type", f"{where}{name} is a JSON {json_type(value)}, not a string")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,7 +168,7 @@ def _source_table(event: dict, meta: dict) -> str:
         name = _optional_str(event, field)
         if name and name.strip():
             return name
-    raise _Reject(
+    raise Reject(
         "missing_source_table",
         "no table: source_metadata has no table, collection or object_name and the event no object",
     )
@@ -216,7 +186,7 @@ def _name_part(meta: dict, field: str) -> str | None:
         return str(value)
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return ".".join(item for item in value if item) or None
-    raise _Reject("wrong_type", f"source_metadata.{field} is a JSON {_json_type(value)}, not a string")
+    raise Reject("wrong_type", f"source_metadata.{field} is a JSON {json_type(value)}, not a string")
 
 
 def _vendor_op(read_method: str | None, meta: dict) -> str:
@@ -240,7 +210,7 @@ def _flag(value: Any) -> bool:
         return value
     if isinstance(value, str) and value.strip().lower() in _BOOLEAN_TEXT:
         return _BOOLEAN_TEXT[value.strip().lower()]
-    raise _Reject("wrong_type", f"source_metadata.is_deleted is a JSON {_json_type(value)}, not a boolean")
+    raise Reject("wrong_type", f"source_metadata.is_deleted is a JSON {json_type(value)}, not a boolean")
 
 
 def _key(meta: dict, payload: dict, engine: str) -> dict[str, str] | None:
@@ -261,7 +231,7 @@ def _column_list(meta: dict, name: str) -> list[str]:
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
-        raise _Reject("wrong_type", f"source_metadata.{name} is not an array of column names: {value!r}"[:300])
+        raise Reject("wrong_type", f"source_metadata.{name} is not an array of column names: {value!r}"[:300])
     return list(dict.fromkeys(value))
 
 
@@ -381,7 +351,7 @@ def _epoch_us(value: Any, name: str) -> int | None:
     if value is None or value == "":
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise _Reject("wrong_type", f"{name} is a JSON {_json_type(value)}, not a time")
+        raise Reject("wrong_type", f"{name} is a JSON {json_type(value)}, not a time")
     if isinstance(value, float):
         micros = value * 1000
         us = round(micros) if math.isfinite(micros) else None
@@ -390,7 +360,7 @@ def _epoch_us(value: Any, name: str) -> int | None:
     else:
         us = _epoch_number_us(int(value))
     if us is None or not _MIN_US <= us <= _MAX_US:
-        raise _Reject("invalid_timestamp", f"{name} {value!r} is not a time between the years 1 and 9999")
+        raise Reject("invalid_timestamp", f"{name} {value!r} is not a time between the years 1 and 9999")
     return us
 
 
@@ -405,7 +375,7 @@ def _epoch_number_us(number: int) -> int:
 def _iso_us(text: str, name: str) -> int:
     match = _ISO.fullmatch(text.strip())
     if match is None:
-        raise _Reject("invalid_timestamp", f"{name} {text!r} is neither epoch milliseconds nor ISO-8601")
+        raise Reject("invalid_timestamp", f"{name} {text!r} is neither epoch milliseconds nor ISO-8601")
     zone = match["zone"] or "Z"
     if zone.upper() in ("Z", "UTC"):
         zone = "+00:00"
@@ -418,7 +388,7 @@ def _iso_us(text: str, name: str) -> int:
     try:
         moment = dt.datetime.fromisoformat(f"{match['date']}T{clock}.{fraction}{zone}")
     except ValueError as exc:
-        raise _Reject("invalid_timestamp", f"{name} {text!r} is not a valid time ({exc})") from None
+        raise Reject("invalid_timestamp", f"{name} {text!r} is not a valid time ({exc})") from None
     return (moment - _EPOCH) // dt.timedelta(microseconds=1)
 
 
@@ -449,14 +419,4 @@ def _text(value: Any, name: str) -> str | None:
         return str(value)
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
-    raise _Reject("wrong_type", f"{name} is a JSON {_json_type(value)}, expected a string or a whole number")
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
+    raise Reject("wrong_type", f"{name} is a JSON {json_type(value)}, expected a string or a whole number")

@@ -24,8 +24,8 @@ from python_udfs.contract import (
     control,
     encode_row,
     iso_from_epoch,
-    quarantine,
 )
+from python_udfs.parsing import Reject, json_type, load_json, never_raise
 
 _OPS = ("c", "u", "d", "r", "t")
 _ENVELOPE_KEYS = frozenset({"op", "payload", "before", "after", "source", "schema", "value"})
@@ -56,15 +56,6 @@ _ZONED = re.compile(
 )
 
 
-class _Reject(Exception):
-    """Raised anywhere in the parse to quarantine the record with a reason code."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(detail)
-        self.reason = reason
-        self.detail = detail
-
-
 @dataclass
 class _Kafka:
     """What the Kafka record wrapper told us; all None for a bare message."""
@@ -81,12 +72,7 @@ class _Kafka:
 
 def parse_debezium(raw: str | None) -> list[dict]:
     """Parse one raw landing record; never raises (errors become quarantine records)."""
-    try:
-        return [_parse_record(raw)]
-    except _Reject as rejected:
-        return [quarantine(rejected.reason, rejected.detail)]
-    except Exception as exc:  # noqa: BLE001 - the contract is: never raise, quarantine instead
-        return [quarantine("parse_error", repr(exc))]
+    return never_raise(lambda record: [_parse_record(record)], raw)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -94,28 +80,12 @@ def parse_debezium(raw: str | None) -> list[dict]:
 
 
 def _parse_record(raw: Any) -> dict:
-    obj = _load_json(raw, "record")
+    obj = load_json(raw, "record")
     if not isinstance(obj, dict):
-        raise _Reject("not_an_object", f"the record is a JSON {_json_type(obj)}, not an object")
+        raise Reject("not_an_object", f"the record is a JSON {json_type(obj)}, not an object")
     if _is_wrapper(obj):
         return _parse_wrapper(obj)
     return _parse_message(obj, _Kafka())
-
-
-def _load_json(text: Any, what: str) -> Any:
-    if isinstance(text, (bytes, bytearray)):
-        text = bytes(text).decode("utf-8")
-    if text is None:
-        raise _Reject("empty_record", f"the {what} is null")
-    if not isinstance(text, str):
-        raise _Reject("wrong_type", f"the {what} is a {type(text).__name__}, not text")
-    text = text.lstrip("\ufeff")
-    if not text.strip():
-        raise _Reject("empty_record", f"the {what} is empty or whitespace only")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _Reject("invalid_json", f"the {what} is not valid JSON ({exc})") from None
 
 
 def _is_wrapper(obj: dict) -> bool:
@@ -136,9 +106,9 @@ def _parse_wrapper(obj: dict) -> dict:
     if value is None:
         return _tombstone(kafka)
     if isinstance(value, str):
-        value = _load_json(value, "Kafka record value")
+        value = load_json(value, "Kafka record value")
     if not isinstance(value, dict):
-        raise _Reject("not_an_object", f"the Kafka record value is a JSON {_json_type(value)}, not an object")
+        raise Reject("not_an_object", f"the Kafka record value is a JSON {json_type(value)}, not an object")
     return _parse_message(value, kafka)
 
 
@@ -176,7 +146,7 @@ def _parse_message(obj: dict, kafka: _Kafka) -> dict:
     if payload is None:
         return _tombstone(kafka)  # {"schema": ..., "payload": null} is the converter's null value
     if not isinstance(payload, dict):
-        raise _Reject("wrong_type", f"payload is a JSON {_json_type(payload)}, not an object")
+        raise Reject("wrong_type", f"payload is a JSON {json_type(payload)}, not an object")
     found = _control_event(payload, schema, kafka)
     if found is not None:
         return found
@@ -218,9 +188,9 @@ def _change_event(payload: dict, schema: dict | None, kafka: _Kafka) -> dict:
     op = _check_op(payload)
     source = payload.get("source")
     if source is None:
-        raise _Reject("missing_source", f"change event (op '{op}') has no 'source' block")
+        raise Reject("missing_source", f"change event (op '{op}') has no 'source' block")
     if not isinstance(source, dict):
-        raise _Reject("wrong_type", f"source is a JSON {_json_type(source)}, not an object")
+        raise Reject("wrong_type", f"source is a JSON {json_type(source)}, not an object")
     engine = _engine(source, schema)
     before = _image(payload, "before", engine)
     after = _image(payload, "after", engine)
@@ -251,11 +221,11 @@ def _change_event(payload: dict, schema: dict | None, kafka: _Kafka) -> dict:
 def _check_op(payload: dict) -> str:
     op = payload.get("op")
     if op is None:
-        raise _Reject("unknown_op", "the message has no 'op' field and is not a known control event")
+        raise Reject("unknown_op", "the message has no 'op' field and is not a known control event")
     if not isinstance(op, str):
-        raise _Reject("wrong_type", f"op is a JSON {_json_type(op)}, expected a one-letter string")
+        raise Reject("wrong_type", f"op is a JSON {json_type(op)}, expected a one-letter string")
     if op not in _OPS:
-        raise _Reject("unknown_op", f"op {op!r} is not one of c, u, d, r, t")
+        raise Reject("unknown_op", f"op {op!r} is not one of c, u, d, r, t")
     return op
 
 
@@ -267,14 +237,14 @@ def _image(payload: dict, side: str, engine: str) -> dict | None:
         return _mongo_document(value, side)
     if isinstance(value, dict):
         return value
-    raise _Reject("wrong_type", f"{side} is a JSON {_json_type(value)}, expected an object or null")
+    raise Reject("wrong_type", f"{side} is a JSON {json_type(value)}, expected an object or null")
 
 
 def _check_images(op: str, before: dict | None, after: dict | None, key: dict | None) -> None:
     if op in ("c", "u", "r") and after is None:
-        raise _Reject("missing_image", f"op '{op}' has no 'after' image")
+        raise Reject("missing_image", f"op '{op}' has no 'after' image")
     if op == "d" and before is None and not key:
-        raise _Reject("missing_image", "delete has neither a 'before' image nor a Kafka key")
+        raise Reject("missing_image", "delete has neither a 'before' image nor a Kafka key")
 
 
 def _key_columns(key: dict | None, engine: str) -> dict | None:
@@ -339,7 +309,7 @@ def _table_name(source: dict, schema: dict | None, topic: str | None) -> str:
             return found
     found = _strip_logical_name(topic or "", ("",))
     if not found:
-        raise _Reject("missing_source_table", "no table: source has no table, the schema and topic name none")
+        raise Reject("missing_source_table", "no table: source has no table, the schema and topic name none")
     return found
 
 
@@ -591,9 +561,9 @@ def _mongo_document(value: str | dict, side: str) -> dict:
         try:
             value = json.loads(value)
         except ValueError as exc:
-            raise _Reject("invalid_json", f"MongoDB {side} is not valid extended JSON ({exc})") from None
+            raise Reject("invalid_json", f"MongoDB {side} is not valid extended JSON ({exc})") from None
     if not isinstance(value, dict):
-        raise _Reject("wrong_type", f"MongoDB {side} is a JSON {_json_type(value)}, not a document")
+        raise Reject("wrong_type", f"MongoDB {side} is a JSON {json_type(value)}, not a document")
     return {name: _decode_extended(v) for name, v in value.items()}
 
 
@@ -654,13 +624,3 @@ def _as_int(value: Any) -> int | None:
 
 def _as_text(value: Any) -> str:
     return value if isinstance(value, str) else canonical_json(value)
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)

@@ -20,7 +20,8 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from python_udfs.contract import canonical_json, change, control, encode_row, quarantine
+from python_udfs.contract import canonical_json, change, control, encode_row
+from python_udfs.parsing import Reject, json_type, load_json, never_raise
 
 _ENGINE = "spanner"
 # The record kinds a ChangeRecord can hold, in output order. The partition_* kinds come from
@@ -58,27 +59,13 @@ _NON_FINITE = ("NaN", "Infinity", "-Infinity", "+Infinity")
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
-class _Reject(Exception):
-    """Raised anywhere in the parse to quarantine the record with a reason code."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(detail)
-        self.reason = reason
-        self.detail = detail
-
-
 def parse_spanner(raw: str | None) -> list[dict]:
     """Parse one raw landing record; never raises (errors become one quarantine record).
 
     Any error quarantines the whole landing record, so a record never has part of its rows
     applied and part quarantined.
     """
-    try:
-        return _parse_record(raw)
-    except _Reject as rejected:
-        return [quarantine(rejected.reason, rejected.detail)]
-    except Exception as exc:  # noqa: BLE001 - the contract is: never raise, quarantine instead
-        return [quarantine("parse_error", repr(exc))]
+    return never_raise(_parse_record, raw)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -86,12 +73,12 @@ def parse_spanner(raw: str | None) -> list[dict]:
 
 
 def _parse_record(raw: Any) -> list[dict]:
-    obj = _load_json(raw, "record")
+    obj = load_json(raw, "record")
     if isinstance(obj, list) and obj and all(isinstance(item, dict) and _is_change_record(item) for item in obj):
         # The GoogleSQL ChangeRecord column is itself an array; some tools print it as one.
         return _change_records(obj, "the record")
     if not isinstance(obj, dict):
-        raise _Reject("not_an_object", f"the record is a JSON {_json_type(obj)}, not an object")
+        raise Reject("not_an_object", f"the record is a JSON {json_type(obj)}, not an object")
     wrapped = _pick(obj, "change_record")
     if wrapped is None:
         wrapped = obj.get("ChangeRecord")
@@ -106,27 +93,11 @@ def _parse_record(raw: Any) -> list[dict]:
         return _child_partitions_record(obj)
     if _has_any(obj, ("timestamp",)) and {_snake(k) for k in obj} <= _HEARTBEAT_FIELDS:
         return _heartbeat_record(obj)
-    raise _Reject(
+    raise Reject(
         "not_a_change_stream_record",
         f"the object has none of data_change_record, heartbeat_record, child_partitions_record, "
         f"mods, table_name, commit_timestamp (keys: {sorted(obj)[:20]})",
     )
-
-
-def _load_json(text: Any, what: str) -> Any:
-    if isinstance(text, (bytes, bytearray)):
-        text = bytes(text).decode("utf-8")
-    if text is None:
-        raise _Reject("empty_record", f"the {what} is null")
-    if not isinstance(text, str):
-        raise _Reject("wrong_type", f"the {what} is a {type(text).__name__}, not text")
-    text = text.lstrip("\ufeff")
-    if not text.strip():
-        raise _Reject("empty_record", f"the {what} is empty or whitespace only")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _Reject("invalid_json", f"the {what} is not valid JSON ({exc})") from None
 
 
 def _is_change_record(obj: dict) -> bool:
@@ -138,12 +109,12 @@ def _change_records(items: list, where: str) -> list[dict]:
     outputs: list[dict] = []
     for item in items:
         if not isinstance(item, dict):
-            raise _Reject("wrong_type", f"an element of {where} is a JSON {_json_type(item)}, not an object")
+            raise Reject("wrong_type", f"an element of {where} is a JSON {json_type(item)}, not an object")
         for kind in _RECORD_KINDS:
             for record in _elements(_pick(item, kind), kind):
                 outputs.extend(_RECORD_PARSERS[kind](record))
     if not outputs:
-        raise _Reject("empty_record", f"{where} holds no data change, heartbeat or child partitions record")
+        raise Reject("empty_record", f"{where} holds no data change, heartbeat or child partitions record")
     return outputs
 
 
@@ -153,7 +124,7 @@ def _elements(value: Any, kind: str) -> list[dict]:
     items = value if isinstance(value, list) else [value]
     for item in items:
         if not isinstance(item, dict):
-            raise _Reject("wrong_type", f"{kind} holds a JSON {_json_type(item)}, expected objects")
+            raise Reject("wrong_type", f"{kind} holds a JSON {json_type(item)}, expected objects")
     # The PostgreSQL form may name a kind with an empty object when it is not the one present.
     return [item for item in items if item]
 
@@ -205,9 +176,9 @@ def _data_change_record(record: dict) -> list[dict]:
 def _table_name(record: dict) -> str:
     table = _pick(record, "table_name")
     if table is None or table == "":
-        raise _Reject("missing_field", "data change record has no table_name")
+        raise Reject("missing_field", "data change record has no table_name")
     if not isinstance(table, str):
-        raise _Reject("wrong_type", f"table_name is a JSON {_json_type(table)}, not a string")
+        raise Reject("wrong_type", f"table_name is a JSON {json_type(table)}, not a string")
     qualifiers = [_first_text(record, names) for names in _QUALIFIERS]
     return ".".join(part for part in [*qualifiers, table] if part)
 
@@ -226,22 +197,22 @@ def _mods(record: dict) -> list[tuple[int, dict]]:
     if mods is None:
         single = _json_field(_pick(record, "mod"), "mod")
         if single is None:
-            raise _Reject("missing_field", "data change record has no mods")
+            raise Reject("missing_field", "data change record has no mods")
         mods = [single]
     if not isinstance(mods, list):
-        raise _Reject("wrong_type", f"mods is a JSON {_json_type(mods)}, not an array")
+        raise Reject("wrong_type", f"mods is a JSON {json_type(mods)}, not an array")
     if not mods:
-        raise _Reject("missing_field", "data change record has an empty mods array")
+        raise Reject("missing_field", "data change record has an empty mods array")
     for index, mod in enumerate(mods):
         if not isinstance(mod, dict):
-            raise _Reject("wrong_type", f"mods[{index}] is a JSON {_json_type(mod)}, not an object")
+            raise Reject("wrong_type", f"mods[{index}] is a JSON {json_type(mod)}, not an object")
     return list(enumerate(mods))
 
 
 def _mod_parts(mod: dict, index: int) -> tuple[dict, dict, dict]:
     keys = _mod_values(mod, "keys", index)
     if keys is None:
-        raise _Reject("missing_field", f"mods[{index}] has no keys")
+        raise Reject("missing_field", f"mods[{index}] has no keys")
     return keys, _mod_values(mod, "new_values", index) or {}, _mod_values(mod, "old_values", index) or {}
 
 
@@ -252,7 +223,7 @@ def _mod_values(mod: dict, name: str, index: int) -> dict | None:
         value = _pick(mod, name + "_json")
     value = _json_field(value, f"mods[{index}].{name}")
     if value is not None and not isinstance(value, dict):
-        raise _Reject("wrong_type", f"mods[{index}].{name} is a JSON {_json_type(value)}, not an object")
+        raise Reject("wrong_type", f"mods[{index}].{name} is a JSON {json_type(value)}, not an object")
     return value
 
 
@@ -281,7 +252,7 @@ def _record_sequence(value: Any) -> str | None:
         return str(value)
     if isinstance(value, str) and value.isascii() and value.isdigit():
         return value
-    raise _Reject("invalid_position", f"record_sequence {value!r} is not a string of digits")
+    raise Reject("invalid_position", f"record_sequence {value!r} is not a string of digits")
 
 
 def _optional_text(record: dict, name: str) -> str | None:
@@ -302,11 +273,11 @@ def _child_partitions_record(record: dict) -> list[dict]:
     ns = _timestamp_ns(_required(record, "start_timestamp", "child_partitions_record"), "start_timestamp")
     children = _json_field(_pick(record, "child_partitions"), "child_partitions") or []
     if not isinstance(children, list):
-        raise _Reject("wrong_type", f"child_partitions is a JSON {_json_type(children)}, not an array")
+        raise Reject("wrong_type", f"child_partitions is a JSON {json_type(children)}, not an array")
     partitions = []
     for child in children:
         if not isinstance(child, dict):
-            raise _Reject("wrong_type", f"a child partition is a JSON {_json_type(child)}, not an object")
+            raise Reject("wrong_type", f"a child partition is a JSON {json_type(child)}, not an object")
         parents = _pick(child, "parent_partition_tokens")
         if parents is None:
             parents = _pick(child, "parent_tokens")  # Beam's ChildPartition
@@ -353,14 +324,14 @@ def _timestamp_ns(value: Any, what: str) -> int:
     try:
         return _to_ns(value)
     except (ValueError, TypeError, OverflowError) as exc:
-        raise _Reject("invalid_timestamp", f"{what} {value!r} is not a timestamp ({exc})") from None
+        raise Reject("invalid_timestamp", f"{what} {value!r} is not a timestamp ({exc})") from None
 
 
 def _to_ns(value: Any) -> int:
     if isinstance(value, dict):
         return _seconds_nanos(value)
     if not isinstance(value, str):
-        raise TypeError(f"a JSON {_json_type(value)} is neither RFC 3339 text nor {{seconds, nanos}}")
+        raise TypeError(f"a JSON {json_type(value)} is neither RFC 3339 text nor {{seconds, nanos}}")
     match = _RFC3339.fullmatch(value.strip())
     if match is None:
         raise ValueError("not RFC 3339 with a zone and at most 9 fractional digits")
@@ -428,7 +399,7 @@ def _column_types(record: dict) -> dict[str, dict]:
     if columns is None:
         return {}
     if not isinstance(columns, list):
-        raise _Reject("wrong_type", f"column_types is a JSON {_json_type(columns)}, not an array")
+        raise Reject("wrong_type", f"column_types is a JSON {json_type(columns)}, not an array")
     types = {}
     for column in columns:
         if isinstance(column, dict) and isinstance(column.get("name"), str):
@@ -480,7 +451,7 @@ def _typed(value: Any, spec: dict | None, column: str) -> Any:
     try:
         return converter(value)
     except (ValueError, TypeError, ArithmeticError, binascii.Error) as exc:
-        raise _Reject("wrong_type", f"column {column}: {value!r} is not a {code} value ({exc})") from None
+        raise Reject("wrong_type", f"column {column}: {value!r} is not a {code} value ({exc})") from None
 
 
 def _typed_array(value: Any, element: dict | None, column: str) -> list:
@@ -490,7 +461,7 @@ def _typed_array(value: Any, element: dict | None, column: str) -> list:
         except ValueError:
             pass
     if not isinstance(value, list):
-        raise _Reject("wrong_type", f"column {column}: {value!r} is not an ARRAY value")
+        raise Reject("wrong_type", f"column {column}: {value!r} is not an ARRAY value")
     return [_typed(item, element, column) for item in value]
 
 
@@ -540,7 +511,7 @@ def _bool(value: Any) -> bool:
 
 def _string(value: Any) -> str:
     if not isinstance(value, str):
-        raise TypeError(f"a JSON {_json_type(value)}")
+        raise TypeError(f"a JSON {json_type(value)}")
     return value
 
 
@@ -615,7 +586,7 @@ def _has_any(obj: dict, names: tuple[str, ...]) -> bool:
 def _required(record: dict, name: str, what: str = "data change record") -> Any:
     value = _pick(record, name)
     if value is None or value == "":
-        raise _Reject("missing_field", f"{what} has no {name}")
+        raise Reject("missing_field", f"{what} has no {name}")
     return value
 
 
@@ -626,19 +597,8 @@ def _json_field(value: Any, name: str) -> Any:
     try:
         return json.loads(value)
     except ValueError as exc:
-        raise _Reject("invalid_json", f"{name} is not valid JSON text ({exc})") from None
+        raise Reject("invalid_json", f"{name} is not valid JSON text ({exc})") from None
 
 
 def _as_text(value: Any) -> str:
     return value if isinstance(value, str) else canonical_json(value)
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
-

@@ -1,10 +1,10 @@
 {#- Debezium: the connector position as numbers, per source engine (DECISIONLOG D3).
     MySQL: binlog file number, pos, row. PostgreSQL: lsn. Oracle: scn (a digit string),
     rs_id hex parts, ssn. SQL Server: commit_lsn, change_lsn, event_serial_no (hex parts).
-    MongoDB: seconds, ord. Without a position: the arrival order. -#}
-{% macro debezium_position_sequence(engine, position, arrival) %}
+    MongoDB: seconds, ord. Null without a usable position (the arrival order is used then). -#}
+{% macro debezium_position_sequence(engine, position) %}
     case
-        when {{ position }} is null then {{ arrival }}
+        when {{ position }} is null then null
         when {{ engine }} = 'mysql' then {{ cdc_decimal_array([
             "regexp_extract(" ~ position ~ "['file'], '([0-9]+)$', 1)",
             position ~ "['pos']",
@@ -23,6 +23,6 @@
         when {{ engine }} = 'mongodb' then {{ cdc_decimal_array([
             "cast(" ~ position ~ "['ts_ms'] as bigint) div 1000",
             position ~ "['ord']"]) }}
-        else {{ arrival }}
+        else null
     end
 {% endmacro %}

@@ -1,44 +1,12 @@
 {{ config(materialized='incremental', incremental_strategy='append') }}
 
--- Datastream events in the contract shape (DESIGN §5); `_quarantine_reason` says why one cannot be used.
-with source as (
-    select *
-    from {{ ref('base_datastream__parsed') }}
-    where kind = 'change'
-        and {{ cdc_newer_than_this('_parsed_at') }}
-),
-
-renamed as (
-    select
-        -- ids
-        source_vendor,
-        source_engine,
-        source_table,
-        vendor_op,
-        key,
-        -- images: a delete carries the deleted row as its before image
-        before,
-        after,
-        changed_columns,
-        -- ordering: the source position per engine; backfill rows have none (DECISIONLOG D3)
-        position,
-        {{ datastream_position_sequence('source_engine', 'position') }} as position_sequence,
-        {{ cdc_decimal_array(['file_mtime_ns', 'record_no', 'record_index']) }} as arrival,
-        -- timestamps
-        committed_at_us,
-        read_at_us,
-        -- cdc metadata
-        transaction_id,
-        transaction_seq,
-        transaction_last,
-        schema_version,
-        content_hash,
-        raw,
-        _source_file,
-        record_no,
-        record_index,
-        _parsed_at
-    from source
-),
+-- Datastream events in the contract shape (DESIGN §5); `_quarantine_reason` says why one cannot
+-- be used. Order per key: the source position per engine; backfill rows have none and lose to
+-- any CDC change (DECISIONLOG D3, D15). Keys come from the event or the seed, never guessed.
+with
+{{ cdc_parsed_changes(
+    parsed=ref('base_datastream__parsed'),
+    position_sequence=datastream_position_sequence('source_engine', 'position')
+) }}
 
 {{ cdc_contract_events(changes='renamed', vendor='datastream', guess_id_key=false) }}
