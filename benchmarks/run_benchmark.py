@@ -22,6 +22,7 @@ Figures are printed as a table and written to <work>/benchmark.json. See benchma
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -172,6 +173,22 @@ def generate_batch(feed: Feed, events: int, path: Path) -> None:
 # Running cdc-dbt
 
 
+def project_fingerprint() -> str:
+    """Hash of the files that decide what a run does: a change mid-benchmark makes steps incomparable."""
+    digest = hashlib.sha256()
+    paths = [PROJECT_DIR / "dbt_project.yml", *sorted(
+        path for folder in ("models", "macros", "seeds", "python_udfs", "profiles")
+        for path in (PROJECT_DIR / folder).rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts)]
+    for path in paths:
+        digest.update(str(path.relative_to(PROJECT_DIR)).encode() + b"\0")
+        try:
+            digest.update(path.read_bytes())
+        except OSError:  # removed between listing and reading: the hash changes anyway
+            digest.update(b"missing")
+    return digest.hexdigest()
+
+
 class StepFailed(RuntimeError):
     pass
 
@@ -183,6 +200,8 @@ class Runner:
     step_no: int = 0
     total_steps: int = 0
     load_averages: list = field(default_factory=list)
+    fingerprint: str = field(default_factory=project_fingerprint)
+    changed_during: list = field(default_factory=list)
 
     def cdc_dbt(self, label: str, args: list[str]) -> tuple[float, str]:
         """Run one cdc-dbt command; returns (wall-clock seconds, stdout). Output goes to a log file."""
@@ -198,6 +217,11 @@ class Runner:
                               capture_output=True, text=True, check=False)
         seconds = time.perf_counter() - started
         self.load_averages.append(round(os.getloadavg()[0], 2))  # other processes on the machine skew times
+        fingerprint = project_fingerprint()
+        if fingerprint != self.fingerprint:
+            self.changed_during.append(label)
+            self.fingerprint = fingerprint
+            print(f"{prefix}: warning: project files changed while it ran (or since the step before)", flush=True)
         log.write_text(f"$ cdc-dbt {' '.join(args)}\n# exit {done.returncode}, {seconds:.1f} s\n"
                        f"## stdout\n{done.stdout}\n## stderr\n{done.stderr}", encoding="utf-8")
         if done.returncode != 0:
@@ -337,6 +361,9 @@ def print_report(figures: dict) -> None:
     load, cpus = figures["machine"]["max_load_average_1min"], figures["machine"]["cpus"]
     note = "  (busier than the CPUs: other processes inflate the times)" if cpus and load > cpus + 0.5 else ""
     print(f"{'highest 1-min load average after a step':<62} {load:>11.2f}{note}")
+    changed = figures["project_files_changed_during"]
+    print(f"{'project files unchanged during the run':<62} {not changed!s:>11}"
+          + (f"  (changed by: {', '.join(changed)}; steps before and after ran different code)" if changed else ""))
     print(f"{'generation of the landing files':<62} {figures['generation_seconds']:>9.1f} s")
     rows = figures["rows"]
     print(f"{'rows in cdc_current':<62} {rows['cdc_current']:>11,}")
@@ -515,6 +542,7 @@ def main(argv: list[str] | None = None) -> int:
             ("full refresh", "full refresh"), ("naive", "naive baseline"))},
         "generator": {"seed": args.seed, "initial": initial_counts,
                       "total": dict(feed.counts), "duplicates": events - unique},
+        "project_files_changed_during": runner.changed_during,
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "platform": platform.platform(), "load_average_1min_after_steps": runner.load_averages,
                     "max_load_average_1min": max(runner.load_averages)},

@@ -12,7 +12,6 @@ A landing file is split into *records*, each the text one vendor parser receives
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -99,7 +98,3 @@ def read_landing_file(path: str) -> Iterator[tuple[int, str | None, str | None]]
             yield number + 1, None, error
     except Exception as exc:  # noqa: BLE001 - any unreadable file is quarantined, never fatal
         yield number + 1, None, f"{type(exc).__name__}: {exc}"
-
-
-def landing_dir_from_env(project_dir: str) -> str:
-    return os.environ.get("CDC_LANDING_DIR") or str(Path(project_dir) / "data" / "landing")

@@ -42,7 +42,7 @@ def check_java() -> None:
         _fail(f"Java 17+ is required, found {version} at {java}. Install a newer JDK or set JAVA_HOME.")
 
 
-def configure_environment() -> dict[str, str]:
+def configure_environment() -> None:
     """Absolute defaults for the env vars that dbt_project.yml and profiles.yml read."""
     os.environ.setdefault("CDC_SPARK_DIR", str(PROJECT_DIR / ".spark"))
     os.environ.setdefault("CDC_LANDING_DIR", str(PROJECT_DIR / "data" / "landing"))
@@ -53,7 +53,6 @@ def configure_environment() -> dict[str, str]:
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     for name in ("CDC_SPARK_DIR", "CDC_LANDING_DIR"):
         os.environ[name] = str(Path(os.environ[name]).resolve())
-    return {name: os.environ[name] for name in ("CDC_SPARK_DIR", "CDC_LANDING_DIR")}
 
 
 def build_spark_session(master: str | None = None):

@@ -1,7 +1,7 @@
 {#- One row per record of the vendor's landing files that this model has not read before,
     plus one row (record_no 0, raw null) per new file so that empty files reach the ledger. -#}
 {% macro cdc_landing_records(vendor) %}
-    {%- set vendors = ['datastream', 'spanner', 'debezium', 'qlik', 'datahub'] -%}
+    {%- set vendors = cdc_known_vendors() -%}
     {%- if vendor not in vendors -%}
         {%- set msg -%}
 cdc_landing_records: vendor '{{ vendor }}' is not a landing folder. Write one of: {{ vendors | join(', ') }}.
