@@ -1,7 +1,8 @@
 {{ config(materialized='incremental', incremental_strategy='append') }}
 
 -- One row per landing file read: what it held and what became of it. Files are read once;
--- this is the record of which ones have been.
+-- this is the record of which ones have been. Everything made from a new file was written
+-- after the file was read, so the time filters below let Parquet skip older data.
 with landing_records as (
     {{ cdc_union_vendors('base_<vendor>__landing_records') }}
 ),
@@ -27,7 +28,8 @@ change_records as (
         count(distinct _record_no) as change_records,
         count(*) as change_events
     from {{ ref('int_cdc__change_events') }}
-    where _source_file in (select _source_file from new_files)
+    where loaded_at >= (select min(_loaded_at) from new_files)
+        and _source_file in (select _source_file from new_files)
     group by _source_file
 ),
 
@@ -36,7 +38,8 @@ control_records as (
         _source_file,
         count(distinct _record_no) as control_records
     from {{ ref('int_cdc__control_events') }}
-    where _source_file in (select _source_file from new_files)
+    where loaded_at >= (select min(_loaded_at) from new_files)
+        and _source_file in (select _source_file from new_files)
     group by _source_file
 ),
 
@@ -45,7 +48,8 @@ quarantined_records as (
         _source_file,
         count(distinct _record_no) as quarantined_records
     from {{ ref('int_cdc__quarantine') }}
-    where _source_file in (select _source_file from new_files)
+    where quarantined_at >= (select min(_loaded_at) from new_files)
+        and _source_file in (select _source_file from new_files)
     group by _source_file
 )
 
