@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from parser_helpers import one_with, parse_with, reason_with
 
 from python_udfs import datastream
 from python_udfs.avro import avro_records
@@ -42,22 +43,15 @@ def sample_changes(name: str) -> list[dict]:
 
 
 def parse(raw) -> list[dict]:
-    records = parse_datastream(raw if raw is None or isinstance(raw, str) else json.dumps(raw))
-    for record in records:
-        assert set(record) == set(PARSED_FIELDS)
-    return records
+    return parse_with(parse_datastream, raw)
 
 
 def one(raw) -> dict:
-    records = parse(raw)
-    assert len(records) == 1, records
-    return records[0]
+    return one_with(parse_datastream, raw)
 
 
 def reason(raw) -> str:
-    record = one(raw)
-    assert record["kind"] == "quarantine", record
-    return record["reason"]
+    return reason_with(parse_datastream, raw)
 
 
 # Hand-built events, one per source, shaped like the Datastream document's tables.

@@ -7,14 +7,15 @@ import re
 from pathlib import Path
 
 import pytest
+from parser_helpers import one_with
 
 from python_udfs import debezium
 from python_udfs.contract import PARSED_FIELDS
 from python_udfs.debezium import parse_debezium
+from python_udfs.landing import split_records
 
 CONFORMANCE = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "debezium"
 SAMPLE_FILES = sorted(p for p in CONFORMANCE.rglob("*") if p.is_file()) if CONFORMANCE.is_dir() else []
-ENVELOPE_KEYS = {"payload", "op", "before", "after", "source", "schema", "value", "topic"}
 
 MYSQL_SOURCE = {"connector": "mysql", "db": "inventory", "table": "customers", "file": "mysql-bin.000003",
                 "pos": 154, "row": 0, "ts_ms": 1465491411000}
@@ -28,27 +29,6 @@ def need_samples() -> None:
         pytest.skip(f"Debezium conformance samples not found at {CONFORMANCE}")
 
 
-def split_records(text: str) -> list[str]:
-    """The landing reader's rule: one comment block off, one JSON document or one record per line."""
-    if text.lstrip().startswith("/*"):
-        text = text[text.index("*/") + 2:]
-        text = re.sub(r"\A(?:[ \t]*\r?\n)+", "", text)
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError:
-        lines = text.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()  # a trailing newline does not make an empty record
-        return lines
-    if isinstance(doc, list):
-        return [json.dumps(item) for item in doc]
-    if isinstance(doc, dict) and doc.keys() & ENVELOPE_KEYS:
-        return [text]
-    if isinstance(doc, dict) and doc and all(isinstance(v, dict) for v in doc.values()):
-        return [json.dumps(v) for v in doc.values()]
-    return [text]
-
-
 def sample_records(name: str) -> list[dict]:
     need_samples()
     path = next((p for p in SAMPLE_FILES if p.name == name), None)
@@ -58,10 +38,7 @@ def sample_records(name: str) -> list[dict]:
 
 
 def one(raw) -> dict:
-    records = parse_debezium(raw if raw is None or isinstance(raw, str) else json.dumps(raw))
-    assert len(records) == 1
-    assert set(records[0]) == set(PARSED_FIELDS)
-    return records[0]
+    return one_with(parse_debezium, raw)
 
 
 def message(op="c", before=None, after=None, source=None, **extra) -> dict:

@@ -41,6 +41,7 @@ from typing import Any
 import fastavro
 
 from python_udfs.contract import canonical_json
+from workloads import KeyedTable
 from workloads.debezium import Expected, Key, Version
 
 VENDOR = "datastream"
@@ -64,7 +65,7 @@ FORMATS = ("jsonl", "json", "avro")
 
 
 @dataclass(frozen=True)
-class Table:
+class Table(KeyedTable):
     engine: str  # 'mysql' or 'postgresql'
     database: str
     schema: str | None  # MySQL has none
@@ -95,15 +96,6 @@ class Table:
     @property
     def non_key(self) -> tuple[str, ...]:
         return tuple(column for column, _type, _nullable in self.columns if column not in self.key)
-
-    def key_of(self, row: dict) -> dict:
-        return {column: row[column] for column in self.key}
-
-    def key_tuple(self, row: dict) -> tuple:
-        return tuple(row[column] for column in self.key)
-
-    def pk_json(self, row: dict) -> str:
-        return canonical_json(self.key_of(row))
 
 
 CUSTOMERS = Table(

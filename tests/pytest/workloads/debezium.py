@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from python_udfs.contract import canonical_json
+from workloads import KeyedTable
 
 VENDOR = "debezium"
 CONNECTOR_VERSION = "2.7.0.Final"
@@ -38,7 +39,7 @@ START_MS = 1_718_000_000_000
 
 
 @dataclass(frozen=True)
-class Table:
+class Table(KeyedTable):
     name: str
     key: tuple[str, ...]
     # (column, Kafka Connect type, optional) in table order
@@ -52,12 +53,6 @@ class Table:
     @property
     def topic(self) -> str:
         return f"{SERVER}.{SCHEMA}.{self.name}"
-
-    def key_of(self, row: dict) -> dict:
-        return {column: row[column] for column in self.key}
-
-    def pk_json(self, row: dict) -> str:
-        return canonical_json(self.key_of(row))
 
 
 CUSTOMERS = Table(
@@ -206,10 +201,6 @@ class _Simulator:
         self.order_lines[order_id] = line_no
         return {"ORDER_ID": order_id, "LINE_NO": line_no}
 
-    @staticmethod
-    def _key_tuple(table: Table, row: dict) -> tuple:
-        return tuple(row[column] for column in table.key)
-
     def _pick(self, keys: dict) -> tuple:
         return self.rng.choice(list(keys))
 
@@ -217,7 +208,7 @@ class _Simulator:
 
     def insert(self, table: Table, key: dict | None = None, kind: str = "insert") -> Change:
         row = self._new_row(table, key or self._fresh_key(table))
-        self.alive[table.name][self._key_tuple(table, row)] = row
+        self.alive[table.name][table.key_tuple(row)] = row
         return self._log(kind, table, None, row)
 
     def reinsert(self, table: Table, key: tuple | None = None) -> Change:
@@ -260,7 +251,7 @@ class _Simulator:
             column = self.rng.choice([c for c, _t, _o in table.columns if c not in table.key])
             after[column] = self._value(table, column, after)
         dead[old_key] = None
-        self.alive[table.name][self._key_tuple(table, after)] = after
+        self.alive[table.name][table.key_tuple(after)] = after
         return self._log("key_change", table, before, after)
 
     def truncate(self, table: Table) -> Change:

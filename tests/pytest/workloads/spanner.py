@@ -34,7 +34,7 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from python_udfs.contract import canonical_json
-from workloads import debezium
+from workloads import KeyedTable, debezium
 from workloads.debezium import Batch, Expected, Key, Version
 
 VENDOR = "spanner"
@@ -46,7 +46,7 @@ RECORD_FIELDS = ("data_change_record", "heartbeat_record", "child_partitions_rec
 
 
 @dataclass(frozen=True)
-class Table:
+class Table(KeyedTable):
     name: str
     key: tuple[str, ...]
     # (column, Spanner type code, nullable) in schema order: ordinal_position is index + 1
@@ -62,15 +62,6 @@ class Table:
 
     def nullable(self, column: str) -> bool:
         return next(nullable for name, _code, nullable in self.columns if name == column)
-
-    def key_of(self, row: dict) -> dict:
-        return {column: row[column] for column in self.key}
-
-    def key_tuple(self, row: dict) -> tuple:
-        return tuple(row[column] for column in self.key)
-
-    def pk_json(self, row: dict) -> str:
-        return canonical_json(self.key_of(row))
 
 
 SINGERS = Table(
