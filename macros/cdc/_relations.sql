@@ -10,10 +10,11 @@
     {%- if not execute or should_full_refresh() -%}
         {{ return(false) }}
     {%- endif -%}
+    {%- set watermark = _cdc_side_relation('watermark') -%}
     {%- set target = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
-    {%- set watermark = adapter.get_relation(database=this.database, schema=this.schema,
-                                             identifier=this.identifier ~ '__cdc_watermark') -%}
-    {{ return(target is not none and watermark is not none) }}
+    {%- set stored_watermark = adapter.get_relation(database=watermark.database, schema=watermark.schema,
+                                                    identifier=watermark.identifier) -%}
+    {{ return(target is not none and stored_watermark is not none) }}
 {% endmacro %}
 
 {#- The time up to which the events have been merged into this model. -#}

@@ -22,34 +22,41 @@ new_files as (
     group by source_vendor, _source_file, file_size_bytes, file_modified_at
 ),
 
-change_records as (
+-- what became of each record of the new files: one row per change event, control or quarantine row
+outcomes as (
     select
         _source_file,
-        count(distinct _record_no) as change_records,
-        count(*) as change_events
+        _record_no,
+        'change' as outcome
     from {{ ref('int_cdc__change_events') }}
     where loaded_at >= (select min(_loaded_at) from new_files)
         and _source_file in (select _source_file from new_files)
-    group by _source_file
-),
-
-control_records as (
+    union all
     select
         _source_file,
-        count(distinct _record_no) as control_records
+        _record_no,
+        'control' as outcome
     from {{ ref('int_cdc__control_events') }}
     where loaded_at >= (select min(_loaded_at) from new_files)
         and _source_file in (select _source_file from new_files)
-    group by _source_file
-),
-
-quarantined_records as (
+    union all
     select
         _source_file,
-        count(distinct _record_no) as quarantined_records
+        _record_no,
+        'quarantine' as outcome
     from {{ ref('int_cdc__quarantine') }}
     where quarantined_at >= (select min(_loaded_at) from new_files)
         and _source_file in (select _source_file from new_files)
+),
+
+outcome_counts as (
+    select
+        _source_file,
+        count(distinct case when outcome = 'change' then _record_no end) as change_records,
+        count_if(outcome = 'change') as change_events,
+        count(distinct case when outcome = 'control' then _record_no end) as control_records,
+        count(distinct case when outcome = 'quarantine' then _record_no end) as quarantined_records
+    from outcomes
     group by _source_file
 )
 
@@ -59,13 +66,11 @@ select
     new_files.file_size_bytes,
     new_files.file_modified_at,
     new_files.records,
-    coalesce(change_records.change_records, 0) as change_records,
-    coalesce(change_records.change_events, 0) as change_events,
-    coalesce(control_records.control_records, 0) as control_records,
-    coalesce(quarantined_records.quarantined_records, 0) as quarantined_records,
+    coalesce(outcome_counts.change_records, 0) as change_records,
+    coalesce(outcome_counts.change_events, 0) as change_events,
+    coalesce(outcome_counts.control_records, 0) as control_records,
+    coalesce(outcome_counts.quarantined_records, 0) as quarantined_records,
     new_files._loaded_at,
     new_files._run_id
 from new_files
-left join change_records on new_files._source_file = change_records._source_file
-left join control_records on new_files._source_file = control_records._source_file
-left join quarantined_records on new_files._source_file = quarantined_records._source_file
+left join outcome_counts on new_files._source_file = outcome_counts._source_file
