@@ -5,8 +5,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
+SPARK_CI := $(CURDIR)/.spark-ci
+DOCS_CI := $(CURDIR)/.docs-ci
+CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test setup check-java lint unit e2e dbt-build clean
+.PHONY: run test setup check-java lint unit e2e dbt-build browser docs-check docs clean
 
 setup: check-java $(INSTALLED)
 
@@ -28,24 +31,60 @@ $(INSTALLED): pyproject.toml
 run: setup
 	$(BIN)/cdc-run
 
-## make test: every check: lint (ruff, sqlfluff), pytest (unit + end-to-end on Spark), dbt build + tests on the samples
-test: setup lint unit e2e dbt-build
+## make test: every check: lint (ruff, sqlfluff), pytest (unit + end-to-end on Spark), dbt build + tests on the
+## samples, then the docs site of that build in headless Chromium (docs-check)
+test: setup lint unit e2e dbt-build docs-check
+# Under `make test`, dbt-build keeps .spark-ci so docs-check documents the built tables; docs-check removes it.
+test: KEEP_SPARK_CI := 1
 
 lint:
 	$(BIN)/ruff check python_udfs tests benchmarks
-	$(BIN)/sqlfluff lint models tests --disable-progress-bar
+	@# the dbt templater compiles every model (a local Spark session): keep its state out of the way
+	CDC_SPARK_DIR=$(CURDIR)/.spark-lint DBT_TARGET_PATH=$(CURDIR)/.spark-lint/target DBT_LOG_PATH=$(CURDIR)/.spark-lint/logs \
+		$(BIN)/sqlfluff lint models tests macros --disable-progress-bar
+	rm -rf .spark-lint
 
 unit:
-	$(BIN)/python -m pytest -q -m "not spark"
+	$(BIN)/python -m pytest -q -m "not spark and not docs"
 
 e2e:
 	$(BIN)/python -m pytest -q -m spark
 
-# dbt build (models + data tests) on the bundled samples, in a throw-away Spark state folder.
+# dbt build (models + data tests) on the bundled samples, in a throw-away Spark state folder
+# (kept for docs-check when KEEP_SPARK_CI is set, as `make test` does).
 dbt-build:
-	rm -rf .spark-ci
-	CDC_SPARK_DIR=$(CURDIR)/.spark-ci $(BIN)/cdc-dbt build
-	rm -rf .spark-ci
+	rm -rf $(SPARK_CI)
+	CDC_SPARK_DIR=$(SPARK_CI) $(BIN)/cdc-dbt build
+	$(if $(KEEP_SPARK_CI),,rm -rf $(SPARK_CI))
+
+## make browser: install Debian's chromium (headless, for docs-check) unless /usr/bin/chromium exists
+browser:
+	@test -x $(CHROMIUM) || { \
+		if [ "$$(id -u)" != 0 ]; then echo "docs-check needs Debian's chromium at $(CHROMIUM); as root run:" \
+			"apt-get update && apt-get install -y --no-install-recommends chromium (or: sudo make browser)"; exit 1; fi; \
+		echo "Installing Debian's chromium (headless browser for docs-check)..."; \
+		{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium; } \
+			|| { echo "apt-get could not install chromium (see above); docs-check needs $(CHROMIUM)."; exit 1; }; \
+		test -x $(CHROMIUM) || { echo "chromium installed but $(CHROMIUM) is missing"; exit 1; }; }
+
+## make docs-check: `cdc-dbt docs generate` (own target folder) on .spark-ci, whatever it holds (empty alone,
+## the built samples after dbt-build under `make test`), then the site in headless Chromium: model list,
+## cdc_current's lineage graph; screenshots in artifacts/docs/. Removes .spark-ci afterwards.
+docs-check: setup browser
+	rm -rf $(DOCS_CI)
+	@status=0; CDC_SPARK_DIR=$(SPARK_CI) DBT_TARGET_PATH=$(DOCS_CI)/target DBT_LOG_PATH=$(DOCS_CI)/logs \
+		$(BIN)/cdc-dbt docs generate || status=$$?; \
+	rm -rf $(SPARK_CI); \
+	if [ $$status != 0 ]; then echo "docs-check: cdc-dbt docs generate failed ($$status)"; exit $$status; fi
+	CDC_DOCS_DIR=$(DOCS_CI)/target $(BIN)/python -m pytest -q -m docs tests/pytest/test_docs_site.py
+
+## make docs: generate the dbt docs site from the local target (CDC_SPARK_DIR, default .spark) and serve it
+## on http://127.0.0.1:$(DOCS_PORT) (Ctrl-C stops it)
+DOCS_PORT ?= 8080
+docs: setup
+	$(BIN)/cdc-dbt docs generate
+	@echo "Serving the docs site on http://127.0.0.1:$(DOCS_PORT) (Ctrl-C to stop)"
+	$(BIN)/python -m http.server $(DOCS_PORT) --bind 127.0.0.1 --directory target
 
 clean:
-	rm -rf target logs .spark .spark-ci dbt_packages
+	rm -rf target logs .spark .spark-ci .spark-lint .docs-ci artifacts/docs dbt_packages

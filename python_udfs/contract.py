@@ -56,6 +56,13 @@ PARSED_FIELDS: dict[str, str] = {
     "schema_version": "string",
     # identity of the message content when the vendor gives no position (hash input for event_id)
     "content_hash": "string",
+    # a schema / table-version record the vendor sends separately (Qlik messageSchemaId)
+    "schema_ref": "string",
+    # the image's column names in the order the message lists them (Qlik: column ordinal order)
+    "column_order": "array<string>",
+    # column bitmasks decoded to 1-based column ordinals (Qlik columnMask / changeMask); null: no mask
+    "captured_ordinals": "array<int>",
+    "changed_ordinals": "array<int>",
 }
 
 PARSED_RECORD_DDL = "array<struct<" + ",".join(f"{k}:{v}" for k, v in PARSED_FIELDS.items()) + ">>"

@@ -21,6 +21,8 @@ VENDOR_PARSERS = {
     "datastream": "python_udfs.datastream:parse_datastream",
     "debezium": "python_udfs.debezium:parse_debezium",
     "spanner": "python_udfs.spanner:parse_spanner",
+    "qlik": "python_udfs.qlik:parse_qlik",
+    "datahub": "python_udfs.datahub:parse_datahub",
 }
 
 # The function whose presence tells a model that it runs inside cdc-dbt (see macros/cdc/_require_udfs.sql).

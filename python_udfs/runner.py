@@ -55,22 +55,28 @@ def configure_environment() -> None:
         os.environ[name] = str(Path(os.environ[name]).resolve())
 
 
-def build_spark_session(master: str | None = None):
-    """The local session, configured once: dbt threads share it, so no model sets options."""
+def build_spark_session(master: str | None = None, *, app_name: str = "cdc-dbt",
+                        warehouse_dir: str | None = None, metastore_url: str | None = None,
+                        extra_conf: dict[str, str] | None = None):
+    """The local session, configured once: dbt threads share it, so no model sets options.
+
+    `cdc-spark-server` passes its own app name, warehouse / metastore overrides and `--conf`
+    pairs (applied last, so they win over the defaults below).
+    """
     from pyspark.sql import SparkSession
 
     spark_dir = Path(os.environ["CDC_SPARK_DIR"])
     spark_dir.mkdir(parents=True, exist_ok=True)
     builder = (
-        SparkSession.builder.appName("cdc-dbt")
+        SparkSession.builder.appName(app_name)
         .master(master or os.environ.get("CDC_SPARK_MASTER", "local[*]"))
         .config("spark.driver.memory", os.environ.get("CDC_SPARK_DRIVER_MEMORY", "6g"))
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.shuffle.partitions", os.environ.get("CDC_SHUFFLE_PARTITIONS", "4"))
         .config("spark.sql.sources.partitionOverwriteMode", "dynamic")
-        .config("spark.sql.warehouse.dir", str(spark_dir / "warehouse"))
+        .config("spark.sql.warehouse.dir", warehouse_dir or str(spark_dir / "warehouse"))
         .config("spark.hadoop.javax.jdo.option.ConnectionURL",
-                f"jdbc:derby:;databaseName={spark_dir / 'metastore_db'};create=true")
+                metastore_url or f"jdbc:derby:;databaseName={spark_dir / 'metastore_db'};create=true")
         .config("spark.driver.extraJavaOptions",
                 f"-Dderby.system.home={spark_dir} -Duser.timezone=UTC -Dlog4j.configurationFile={LOG4J_CONFIG}")
         .config("spark.executor.extraJavaOptions", "-Duser.timezone=UTC")
@@ -79,6 +85,8 @@ def build_spark_session(master: str | None = None):
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .enableHiveSupport()
     )
+    for key, value in (extra_conf or {}).items():
+        builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark

@@ -1,5 +1,6 @@
 -- Raw records = change events + control records + quarantined records: every record read from
 -- a landing file has exactly one outcome. Returns the records with none or more than one.
+-- A Qlik data message still waiting for its table's metadata message counts as waiting.
 with landing_records as (
     {{ cdc_union_vendors('base_<vendor>__landing_records', columns='source_vendor, _source_file, record_no', where='record_no > 0') }}
 ),
@@ -13,6 +14,11 @@ outcomes as (
     union all
     select distinct source_vendor, _source_file, _record_no, 'quarantine' as outcome
     from {{ ref('int_cdc__quarantine') }}
+    {%- if 'qlik' in cdc_vendors() %}
+        union all
+        select distinct source_vendor, _source_file, _record_no, 'awaiting_metadata' as outcome
+        from {{ ref('stg_qlik__awaiting_metadata') }}
+    {%- endif %}
 )
 
 select

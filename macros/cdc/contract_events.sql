@@ -9,7 +9,9 @@
     vendor_op, key, before, after, changed_columns, position, position_sequence (array of
     decimal(38,0) or null when there is no position), arrival (array of decimal(38,0)),
     committed_at_us, read_at_us, transaction_id, transaction_seq, transaction_last,
-    schema_version, content_hash, raw, _source_file, record_no, record_index, _parsed_at. -#}
+    schema_version, content_hash, vendor_quarantine_reason, vendor_quarantine_detail (a vendor's
+    own reason not to use the event, else null), raw, _source_file, record_no, record_index,
+    _parsed_at. -#}
 {% macro cdc_contract_events(changes, vendor, guess_id_key=true) %}
     {%- if changes is none or vendor is none -%}
         {{ exceptions.raise_compiler_error("cdc_contract_events needs changes='<cte name>' and vendor='<folder>'") }}
@@ -73,6 +75,7 @@ checked as (
     select
         with_pk.*,
         case
+            when vendor_quarantine_reason is not null then vendor_quarantine_reason
             when op is null then 'unknown_op'
             when op != 'truncate' and key_columns is null then 'missing_primary_key'
             when op != 'truncate'
@@ -122,16 +125,19 @@ select
     -- the text as read, kept only where someone has to look at it
     case when _quarantine_reason is not null then raw end as _raw,
     _quarantine_reason,
-    case _quarantine_reason
-        when 'unknown_op' then concat('op code ', coalesce(vendor_op, 'null'), ' is not in seeds/cdc_op_codes.csv for {{ vendor }}')
-        when 'missing_primary_key' then concat(
+    case
+        when vendor_quarantine_reason is not null then vendor_quarantine_detail
+        when _quarantine_reason = 'unknown_op'
+            then concat('op code ', coalesce(vendor_op, 'null'), ' is not in seeds/cdc_op_codes.csv for {{ vendor }}')
+        when _quarantine_reason = 'missing_primary_key' then concat(
             'no key columns known for table ', coalesce(source_table, 'null'),
             ': the message carries no key; add a row to seeds/cdc_primary_keys.csv (source_vendor, source_table, key_columns)'
         )
-        when 'missing_key_value' then concat(
+        when _quarantine_reason = 'missing_key_value' then concat(
             'key columns ', array_join(key_columns, ', '), ' are missing or null in the image of this ', op
         )
-        when 'invalid_position' then concat('position is not made of whole numbers: ', to_json(position))
+        when _quarantine_reason = 'invalid_position'
+            then concat('position is not made of whole numbers: ', to_json(position))
     end as _quarantine_detail
 from checked
 {% endmacro %}

@@ -41,6 +41,9 @@ renamed as (
         transaction_last,
         schema_version,
         content_hash,
+        -- set by vendors that check more than the contract does (qlik, datahub)
+        cast(null as string) as vendor_quarantine_reason,
+        cast(null as string) as vendor_quarantine_detail,
         raw,
         _source_file,
         record_no,

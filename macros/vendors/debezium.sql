@@ -1,6 +1,6 @@
 {#- Debezium: the connector position as numbers, per source engine (DECISIONLOG D3).
     MySQL: binlog file number, pos, row. PostgreSQL: lsn. Oracle: scn (a digit string),
-    rs_id hex parts, ssn. SQL Server: commit_lsn, change_lsn, event_serial_no (hex parts).
+    rs_id hex parts, ssn. SQL Server and Db2: commit_lsn, change_lsn, event_serial_no (hex parts).
     MongoDB: seconds, ord. Null without a usable position (the arrival order is used then). -#}
 {% macro debezium_position_sequence(engine, position) %}
     case
@@ -15,7 +15,7 @@
             coalesce({{ cdc_hex_parts(position ~ "['rs_id']") }}, array()),
             {{ cdc_decimal_array(["coalesce(" ~ position ~ "['ssn'], '0')"]) }}
         )
-        when {{ engine }} = 'sqlserver' then concat(
+        when {{ engine }} in ('sqlserver', 'db2') then concat(
             {{ cdc_hex_parts("coalesce(" ~ position ~ "['commit_lsn'], " ~ position ~ "['change_lsn'])") }},
             {{ cdc_hex_parts(position ~ "['change_lsn']") }},
             {{ cdc_decimal_array(["coalesce(" ~ position ~ "['event_serial_no'], '0')"]) }}

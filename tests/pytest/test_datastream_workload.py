@@ -568,7 +568,8 @@ def test_update_insert_op_decides_mysql_updates_and_key_change_inserts(workload)
 
 CURRENT_SQL = f"select source_table, pk, row from {{{{ ref('cdc_current') }}}} where source_vendor = '{VENDOR}'"
 HISTORY_SQL = (
-    "select source_table, pk, op, is_deleted, is_current, row, valid_from_sequence, valid_to_sequence"
+    "select source_table, pk, op, is_deleted, is_current, row,"
+    " to_json(valid_from_sequence) as valid_from_sequence, to_json(valid_to_sequence) as valid_to_sequence"
     f" from {{{{ ref('cdc_history') }}}} where source_vendor = '{VENDOR}'"
 )
 

@@ -331,7 +331,8 @@ def test_primary_key_seed_has_the_workload_rows():
 
 CURRENT_SQL = "select source_table, pk, row from {{ ref('cdc_current') }} where source_vendor = 'debezium'"
 HISTORY_SQL = (
-    "select source_table, pk, op, is_deleted, is_current, row, valid_from_sequence, valid_to_sequence"
+    "select source_table, pk, op, is_deleted, is_current, row,"
+    " to_json(valid_from_sequence) as valid_from_sequence, to_json(valid_to_sequence) as valid_to_sequence"
     " from {{ ref('cdc_history') }} where source_vendor = 'debezium'"
 )
 SHOW = 5  # mismatches printed per check

@@ -19,7 +19,27 @@ from conftest import CONFORMANCE_DIR, PROJECT_DIR
 
 pytestmark = pytest.mark.spark
 
-VENDORS_UNDER_TEST = ("datastream", "debezium", "spanner")
+VENDORS_UNDER_TEST = ("datastream", "debezium", "spanner", "qlik")
+# Published files that are not landing input (DataHub's DTS Avro schemas are reference only).
+NOT_INPUT_SUFFIXES = (".avsc",)
+# The Qlik README examples are bare data messages; on a real feed they arrive in a Kafka record
+# that names the topic, which is what gives them a table.
+QLIK_EXAMPLES_TOPIC = "inventory.customers"
+
+# Qlik records the project must quarantine, with their reason.
+QLIK_MALFORMED = [
+    (('{"data": {"id": 1}, "beforeData": null, "headers": {"operation": "INSERT", "changeSequence": "1", '
+     '"timestamp": "", "changeMask": "01", "columnMask": "01"}}'), "unknown_table"),
+    (('{"topic": "inventory.customers", "value": {"data": {"id": 9, "email": "x"}, "beforeData": null, '
+     '"headers": {"operation": "INSERT", "changeSequence": "5", "timestamp": "", "changeMask": "0G", '
+     '"columnMask": "03"}}}'), "invalid_column_mask"),
+    (('{"topic": "inventory.customers", "value": {"data": {"id": 9, "email": "x"}, "beforeData": null, '
+     '"headers": {"operation": "INSERT", "changeSequence": "5", "timestamp": "", "changeMask": "03", '
+     '"columnMask": "07"}}}'), "invalid_column_mask"),
+    (('{"topic": "inventory.customers", "value": {"data": {"id": 9, "email": "x"}, "beforeData": null, '
+     '"headers": {"operation": "INSERT", "changeSequence": "12a", "timestamp": "", "changeMask": "03", '
+     '"columnMask": "03"}}}'), "invalid_position"),
+]
 
 # One malformed record per line, with the reason the project must give it.
 MALFORMED = [
@@ -53,10 +73,20 @@ def built(tmp_path_factory):
         folder = project.landing_dir / vendor
         folder.mkdir(parents=True)
         for path in sorted(path for path in (CONFORMANCE_DIR / vendor).rglob("*") if path.is_file()):
-            shutil.copy(path, folder / path.name)
+            if path.name.endswith(NOT_INPUT_SUFFIXES):
+                continue
+            if vendor == "qlik" and path.suffix == ".jsonl":
+                project.write_landing_file(vendor, path.name, [
+                    json.dumps({"topic": QLIK_EXAMPLES_TOPIC, "partition": 0, "offset": offset,
+                                "value": json.loads(line)})
+                    for offset, line in enumerate(path.read_text(encoding="utf-8").splitlines()) if line.strip()])
+            else:
+                shutil.copy(path, folder / path.name)
             samples.append((vendor, path.name))
     project.write_landing_file("debezium", "malformed.jsonl",
                                [line for line, _ in MALFORMED] + [GOOD_AFTER_MALFORMED[0]])
+    if "qlik" in VENDORS_UNDER_TEST:
+        project.write_landing_file("qlik", "malformed.jsonl", [line for line, _ in QLIK_MALFORMED])
     # damaged Avro: an empty file, and a real file cut short (its first records must survive)
     (project.landing_dir / "datastream" / "empty.avro").write_bytes(b"")
     whole = (CONFORMANCE_DIR / "datastream" / "published" / "dump.avro").read_bytes()
@@ -97,7 +127,7 @@ def test_damaged_avro_files_are_quarantined_and_keep_what_was_readable(built):
 def test_malformed_records_are_quarantined_with_their_reason(built):
     project, _ = built
     rows = project.sql("select _record_no, reason, detail, raw from cdc_intermediate.int_cdc__quarantine "
-                       "where _source_file like '%/malformed.jsonl' order by _record_no")
+                       "where _source_file like '%/debezium/malformed.jsonl' order by _record_no")
     got = {row["_record_no"]: row["reason"] for row in rows}
     expected = {number: reason for number, (_, reason) in enumerate(MALFORMED, start=1)}
     assert got == expected
@@ -106,10 +136,38 @@ def test_malformed_records_are_quarantined_with_their_reason(built):
     assert rows[0].get("raw") == MALFORMED[0][0]
 
 
+def test_malformed_qlik_records_are_quarantined_with_their_reason(built):
+    project, _ = built
+    rows = project.sql("select _record_no, reason, detail from cdc_intermediate.int_cdc__quarantine "
+                       "where _source_file like '%/qlik/malformed.jsonl' order by _record_no")
+    assert {row["_record_no"]: row["reason"] for row in rows} == {
+        number: reason for number, (_, reason) in enumerate(QLIK_MALFORMED, start=1)}
+    assert all(row["detail"] for row in rows)
+
+
+def test_qlik_known_values(built):
+    project, _ = built
+    rows = project.sql("select source_table, pk, row, last_op from cdc_marts.cdc_current where source_vendor = 'qlik'")
+    current = {(row["source_table"], row["pk"]): (json.loads(row["row"]), row["last_op"]) for row in rows}
+    # Data.json (REFRESH) finds its table through Metadata.json's schema id, and its key there
+    salary = current[("employees.salaries", '{"emp_no":14472,"from_date":"1993-11-25"}')]
+    assert salary == ({"emp_no": 14472, "salary": 49592, "from_date": "1993-11-25", "to_date": "1994-11-25"},
+                      "snapshot")
+    versions = project.sql("select table_version, key_columns from cdc_staging.stg_qlik__table_versions")
+    assert [(row["table_version"], row["key_columns"]) for row in versions] == [("1", ["emp_no", "from_date"])]
+    # the README examples: an update and two deletes (the row in beforeData, or in data) of id 1;
+    # the key comes from `id`, the masks ("1") name only ordinal 1
+    events = project.sql("select op, pk, present_columns from cdc_intermediate.int_cdc__change_events "
+                         "where source_vendor = 'qlik' and source_table = 'inventory.customers'")
+    assert sorted((row["op"], row["pk"]) for row in events) == [
+        ("delete", '{"id":1}'), ("delete", '{"id":1}'), ("update", '{"id":1}')]
+    assert [row["present_columns"] for row in events if row["op"] == "update"] == [["id"]]
+
+
 def test_tombstone_is_a_control_record(built):
     project, _ = built
     rows = project.sql("select control_type from cdc_intermediate.int_cdc__control_events "
-                       "where _source_file like '%/malformed.jsonl'")
+                       "where _source_file like '%/debezium/malformed.jsonl'")
     assert [row["control_type"] for row in rows] == [GOOD_AFTER_MALFORMED[1]]
 
 
@@ -120,10 +178,11 @@ def test_ledger_accounts_for_every_record(built):
                        "from cdc_intermediate.int_cdc__ingestion_ledger")
     ledger = {(row["source_vendor"], row["file"]): row for row in rows}
     assert set(ledger) == set(samples) | {("debezium", "malformed.jsonl"), ("datastream", "empty.avro"),
-                                          ("datastream", "cut.avro")}
+                                          ("datastream", "cut.avro"), ("qlik", "malformed.jsonl")}
     for row in ledger.values():
         assert row["records"] == row["change_records"] + row["control_records"] + row["quarantined_records"], row
     assert ledger[("debezium", "malformed.jsonl")]["quarantined_records"] == len(MALFORMED)
+    assert ledger[("qlik", "malformed.jsonl")]["quarantined_records"] == len(QLIK_MALFORMED)
 
 
 def test_known_values_come_out(built):

@@ -1,3 +1,8 @@
-{{ config(materialized='incremental', incremental_strategy='append') }}
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    post_hook="{{ cdc_log_landing_progress('debezium') }}"
+) }}
 
+-- depends_on: {{ source('landing', 'debezium') }} (the folder is read through a UDTF)
 {{ cdc_landing_records(vendor='debezium') }}

@@ -1,0 +1,21 @@
+{#- A post-hook of every base_<vendor>__landing_records model: one log line per vendor with the
+    files and records this run read and the totals so far, so a long backfill shows where it is
+    between dbt's per-model lines. -#}
+{% macro cdc_log_landing_progress(vendor) %}
+    {%- if execute and vendor -%}
+        {%- set counts -%}
+select
+    count(distinct case when _run_id = '{{ invocation_id }}' then _source_file end) as files_now,
+    count_if(_run_id = '{{ invocation_id }}' and record_no > 0) as records_now,
+    count(distinct _source_file) as files_so_far,
+    count_if(record_no > 0) as records_so_far
+from {{ this }}
+        {%- endset -%}
+        {%- set row = run_query(counts).rows[0] -%}
+        {{ log(
+            "cdc progress: " ~ vendor ~ ": read " ~ row[0] ~ " new files, " ~ row[1] ~ " records in this run; "
+            ~ row[2] ~ " files, " ~ row[3] ~ " records so far",
+            info=true
+        ) }}
+    {%- endif -%}
+{% endmacro %}

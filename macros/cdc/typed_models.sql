@@ -1,0 +1,108 @@
+{#- Typed per-table models (DESIGN §6): a model file is a config plus one call, its YAML declares
+    the columns. Each declared column is read from the canonical `row` JSON and cast to its
+    `data_type`; `meta: {source_column: NAME}` reads a column the feed names differently. A
+    declared column the feed never sends is NULL. Columns named `_cdc_*` carry change metadata
+    instead (see cdc_typed_metadata_columns). A column the feed sends but the YAML does not
+    declare is reported as a warning when the model runs. -#}
+{% macro cdc_typed_current(source_vendor=none, source_table=none) %}
+    {{ _cdc_typed_model('current', source_vendor, source_table) }}
+{% endmacro %}
+
+{% macro cdc_typed_history(source_vendor=none, source_table=none) %}
+    {{ _cdc_typed_model('history', source_vendor, source_table) }}
+{% endmacro %}
+
+{#- The change-metadata columns a typed model may declare, per kind, and where they come from. -#}
+{% macro cdc_typed_metadata_columns(kind) %}
+    {%- set current_columns = {
+        '_cdc_pk': 'pk',
+        '_cdc_committed_at': 'source_committed_at',
+        '_cdc_sequence': 'sequence',
+        '_cdc_last_op': 'last_op',
+    } -%}
+    {%- set history_columns = {
+        '_cdc_pk': 'pk',
+        '_cdc_op': 'op',
+        '_cdc_version_number': 'version_number',
+        '_cdc_valid_from': 'valid_from',
+        '_cdc_valid_to': 'valid_to',
+        '_cdc_valid_from_sequence': 'valid_from_sequence',
+        '_cdc_valid_to_sequence': 'valid_to_sequence',
+        '_cdc_is_current': 'is_current',
+        '_cdc_is_deleted': 'is_deleted',
+    } -%}
+    {{ return(current_columns if kind == 'current' else history_columns) }}
+{% endmacro %}
+
+{% macro _cdc_typed_model(kind, source_vendor, source_table) %}
+    {%- set call = 'cdc_typed_' ~ kind -%}
+    {%- if source_vendor not in cdc_known_vendors() -%}
+        {{ exceptions.raise_compiler_error(call ~ " needs source_vendor= one of " ~ cdc_known_vendors() | join(', ') ~ ", got " ~ source_vendor) }}
+    {%- endif -%}
+    {%- if not source_table -%}
+        {{ exceptions.raise_compiler_error(call ~ " needs source_table='<qualified name as in cdc_current.source_table>', e.g. source_table='shop.customers'") }}
+    {%- endif -%}
+    {%- set upstream = ref('cdc_current') if kind == 'current' else ref('cdc_history') -%}
+    {#- the YAML columns reach the model only after parsing: nothing more to check or write before -#}
+    {%- if not execute -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set declared = model.columns.values() | list -%}
+    {%- if declared | length == 0 -%}
+        {{ exceptions.raise_compiler_error(call ~ ": model " ~ model.name ~ " declares no columns. Write them in its YAML: columns: [{name: ..., data_type: ...}]") }}
+    {%- endif -%}
+    {%- set metadata = cdc_typed_metadata_columns(kind) -%}
+    {%- for column in declared -%}
+        {%- if not column.data_type -%}
+            {{ exceptions.raise_compiler_error(call ~ ": column " ~ column.name ~ " of model " ~ model.name ~ " has no data_type in its YAML (e.g. data_type: bigint)") }}
+        {%- endif -%}
+        {%- if column.name.startswith('_cdc_') and column.name not in metadata -%}
+            {{ exceptions.raise_compiler_error(call ~ ": " ~ column.name ~ " is not a change-metadata column of a " ~ kind ~ " model; write one of " ~ metadata.keys() | list | join(', ')) }}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- set feed_columns = [] -%}
+    {%- for column in declared if column.name not in metadata -%}
+        {%- do feed_columns.append((column.meta or {}).get('source_column', column.name)) -%}
+    {%- endfor -%}
+    {%- set row_filter = "source_vendor = '" ~ source_vendor ~ "' and source_table = '" ~ source_table | replace("'", "\\'") ~ "'" -%}
+    {%- do _cdc_warn_undeclared_columns(upstream, row_filter, feed_columns) -%}
+-- {{ call }}: {{ source_vendor }} {{ source_table }}, typed as the YAML declares
+with source_rows as (
+    select
+        *,
+        from_json(row, 'map<string,string>') as row_values
+    from {{ upstream }}
+    where {{ row_filter }}
+)
+
+select
+    {%- for column in declared %}
+    {%- if column.name in metadata %}
+    cast({{ metadata[column.name] }} as {{ column.data_type }}) as {{ column.name }}
+    {%- else %}
+    cast(row_values['{{ (column.meta or {}).get('source_column', column.name) }}'] as {{ column.data_type }}) as {{ column.name }}
+    {%- endif %}
+    {%- if not loop.last %},{% endif %}
+    {%- endfor %}
+from source_rows
+{% endmacro %}
+
+{#- Warns (does not fail) when the feed sends columns the model's YAML does not declare. -#}
+{% macro _cdc_warn_undeclared_columns(upstream, row_filter, declared_columns) %}
+    {%- if flags.WHICH in ('run', 'build') -%}
+        {%- set sent = run_query(
+            "select distinct explode(map_keys(from_json(row, 'map<string,string>'))) as column_name from "
+            ~ upstream ~ " where " ~ row_filter
+        ) -%}
+        {%- set undeclared = [] -%}
+        {%- for found in sent.columns[0].values() | sort if found not in declared_columns -%}
+            {%- do undeclared.append(found) -%}
+        {%- endfor -%}
+        {%- if undeclared -%}
+            {%- do exceptions.warn(
+                model.name ~ ": the feed sends columns its YAML does not declare, so they are not in the model: "
+                ~ undeclared | join(', ') ~ ". Declare them (name, data_type) to keep them."
+            ) -%}
+        {%- endif -%}
+    {%- endif -%}
+{% endmacro %}

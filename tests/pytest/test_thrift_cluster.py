@@ -1,0 +1,224 @@
+"""The project on a real Spark cluster: standalone master + one worker, `cdc-spark-server`, plain dbt.
+
+Everything binds to 127.0.0.1 and runs in its own process group, which the fixtures kill at the
+end (also when the test fails). The UDFs run in the worker's executor, which imports python_udfs
+from the zip the server ships (sc.addPyFile), as it would on a remote machine. The result of
+`dbt build --target thrift` must equal the local target's on the same landing files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from conftest import PROJECT_DIR, CdcProject
+
+pytestmark = [pytest.mark.spark, pytest.mark.cluster]
+
+BIN = Path(sys.executable).parent
+SAMPLES = PROJECT_DIR / "data" / "landing"
+CURRENT_ROWS = ("select to_json(struct(*)) as row_json from {{ ref('cdc_current') }} "
+                "order by source_vendor, source_table, pk")
+STARTUP_TIMEOUT = 180
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def spark_class() -> Path:
+    import pyspark
+
+    path = Path(pyspark.__file__).parent / "bin" / "spark-class"
+    assert path.exists(), f"the pyspark wheel has no bin/spark-class at {path}"
+    return path
+
+
+class Processes:
+    """Started processes (each in its own session / process group) and their log files."""
+
+    def __init__(self, log_dir: Path):
+        self.log_dir = log_dir
+        self.started: list[tuple[str, subprocess.Popen]] = []
+
+    def start(self, name: str, command: list[str], env: dict[str, str]) -> subprocess.Popen:
+        log = (self.log_dir / f"{name}.log").open("w")
+        proc = subprocess.Popen(command, cwd=PROJECT_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        self.started.append((name, proc))
+        return proc
+
+    def log(self, name: str) -> str:
+        path = self.log_dir / f"{name}.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def stop(self, name: str, grace: float = 60) -> int | None:
+        """SIGTERM to the process (a clean stop), then SIGKILL to its whole process group."""
+        for entry in list(self.started):
+            if entry[0] != name:
+                continue
+            proc = entry[1]
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(timeout=grace)
+                except subprocess.TimeoutExpired:
+                    pass
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # leftovers: the JVM, Python workers
+            except (ProcessLookupError, PermissionError):
+                pass
+            if proc.poll() is None:
+                proc.wait(timeout=30)
+            self.started.remove(entry)
+            return proc.returncode
+        return None
+
+    def stop_all(self) -> None:
+        for name, _ in reversed(list(self.started)):
+            self.stop(name, grace=20)
+
+
+def wait_for(what: str, ready, proc: subprocess.Popen, processes: Processes, name: str) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while not ready():
+        if proc.poll() is not None:
+            pytest.fail(f"{what}: the process exited ({proc.returncode}):\n{processes.log(name)[-6000:]}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not ready after {STARTUP_TIMEOUT} s:\n{processes.log(name)[-6000:]}")
+        time.sleep(1)
+
+
+def alive_workers(webui_port: int) -> int:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{webui_port}/json/", timeout=5) as answer:
+            state = json.load(answer)
+    except (OSError, ValueError):
+        return 0
+    return sum(1 for worker in state.get("workers", []) if worker.get("state") == "ALIVE")
+
+
+@pytest.fixture
+def processes(tmp_path: Path):
+    started = Processes(tmp_path)
+    yield started
+    started.stop_all()
+
+
+@pytest.fixture
+def standalone_master(processes: Processes) -> str:
+    """A Spark standalone master and one worker (1 core, 2g) on 127.0.0.1; returns the master URL."""
+    began = time.monotonic()
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_DAEMON_MEMORY": "512m",
+           "SPARK_WORKER_DIR": str(processes.log_dir / "worker"),
+           "SPARK_LOCAL_DIRS": str(processes.log_dir / "spark-local")}
+    port, webui = free_port(), free_port()
+    master = processes.start("master", [str(spark_class()), "org.apache.spark.deploy.master.Master",
+                                        "--host", "127.0.0.1", "--port", str(port),
+                                        "--webui-port", str(webui)], env)
+    url = f"spark://127.0.0.1:{port}"
+    worker = processes.start("worker", [str(spark_class()), "org.apache.spark.deploy.worker.Worker", url,
+                                        "--host", "127.0.0.1", "--cores", "1", "--memory", "2g",
+                                        "--webui-port", str(free_port())], env)
+    wait_for("standalone master", lambda: alive_workers(webui) > 0 or worker.poll() is not None,
+             master, processes, "master")
+    wait_for("standalone worker", lambda: alive_workers(webui) > 0, worker, processes, "worker")
+    print(f"\n[cluster] master {url} + 1 worker registered in {time.monotonic() - began:.0f} s")
+    return url
+
+
+def start_server(processes: Processes, master: str, spark_dir: Path) -> int:
+    began = time.monotonic()
+    port = free_port()
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"}
+    server = processes.start("server", [
+        str(BIN / "cdc-spark-server"), "--master", master, "--port", str(port), "--spark-dir", str(spark_dir),
+        "--conf", "spark.driver.memory=1g", "--conf", "spark.driver.host=127.0.0.1",
+        "--conf", "spark.executor.memory=1g", "--conf", "spark.executor.cores=1",
+        "--conf", "spark.cores.max=1"], env)
+    wait_for("cdc-spark-server", lambda: "Spark Thrift Server listening on" in processes.log("server"),
+             server, processes, "server")
+    print(f"[cluster] cdc-spark-server ready on 127.0.0.1:{port} in {time.monotonic() - began:.0f} s")
+    return port
+
+
+def plain_dbt(root: Path, landing: Path, port: int, *args: str) -> str:
+    """Plain `dbt <args> --target thrift`, as a user runs it (no runner, no UDF registration here)."""
+    env = {**os.environ, "CDC_THRIFT_HOST": "127.0.0.1", "CDC_THRIFT_PORT": str(port),
+           "CDC_LANDING_DIR": str(landing), "DBT_TARGET_PATH": str(root / "target"),
+           "DBT_LOG_PATH": str(root / "logs"), "CDC_SPARK_DIR": str(root / "unused-local-spark")}
+    proc = subprocess.run([str(BIN / "dbt"), *args, "--target", "thrift", "--profiles-dir", "profiles"],
+                          cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=1800, check=False)
+    if proc.returncode != 0:
+        pytest.fail(f"dbt {' '.join(args)} --target thrift failed ({proc.returncode}):\n"
+                    f"{proc.stdout[-8000:]}\n{proc.stderr[-3000:]}")
+    return proc.stdout
+
+
+def show_rows(output: str) -> list[str]:
+    return [row["row_json"] for row in json.loads(output[output.index("{"):])["show"]]
+
+
+def local_side(project: CdcProject, timings: dict) -> list[str]:
+    """cdc_current from the local target (in-process Spark session) on the same landing files."""
+    began = time.monotonic()
+    project.run("seed")
+    project.run("run")
+    rows = [row["row_json"] for row in project.query(CURRENT_ROWS)]
+    project.stop()
+    timings["local: seed + run + query"] = time.monotonic() - began
+    return rows
+
+
+def test_dbt_build_through_thrift_on_a_standalone_cluster_matches_local(
+        tmp_path: Path, processes: Processes, standalone_master: str, cdc_project: CdcProject):
+    timings = {}
+    # Both sides read the same copy of the samples, so even the landing paths match.
+    shutil.copytree(SAMPLES, cdc_project.landing_dir, dirs_exist_ok=True)
+    thrift_root = tmp_path / "thrift"
+
+    # The local side runs meanwhile: both sides wait on JVMs, Python workers and polling more than
+    # on the CPU. Leaving the `with` waits for it, so fixtures never stop a project still in use.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        local = pool.submit(local_side, cdc_project, timings)
+
+        began = time.monotonic()
+        port = start_server(processes, standalone_master, thrift_root / "spark")
+        timings["cluster: server start"] = time.monotonic() - began
+
+        began = time.monotonic()
+        build_output = plain_dbt(thrift_root, cdc_project.landing_dir, port, "build", "--threads", "4")
+        timings["cluster: dbt build"] = time.monotonic() - began
+        assert "ERROR=0" in build_output, build_output[-4000:]
+
+        began = time.monotonic()
+        cluster_rows = show_rows(plain_dbt(thrift_root, cdc_project.landing_dir, port, "show", "--inline",
+                                           CURRENT_ROWS, "--limit", "-1", "--output", "json", "--quiet"))
+        timings["cluster: query"] = time.monotonic() - began
+        # The work ran in the worker's executor (its folder holds the application's executor logs).
+        assert list((tmp_path / "worker").glob("app-*/*/stderr")), "no executor ran on the worker"
+
+        began = time.monotonic()
+        assert processes.stop("server") == 0, processes.log("server")[-4000:]
+        processes.stop("worker")
+        processes.stop("master")
+        timings["cluster: stop"] = time.monotonic() - began
+
+        local_rows = local.result()
+
+    print("[cluster] " + ", ".join(f"{step}: {seconds:.0f} s" for step, seconds in timings.items()))
+    assert len(cluster_rows) > 0
+    assert len(cluster_rows) == len(local_rows)
+    assert cluster_rows == local_rows
