@@ -5,7 +5,7 @@
     cdc_key_change_ranks: a `lateral view` that yields `change_rank` 0 (the delete of the old key)
     and 1 (the change itself) for a key change, only 1 otherwise. Then use
     cdc_key_change_columns(...) in the select list. -#}
-{% macro cdc_key_change_ranks(key_columns, before, after) %}
+{% macro cdc_key_change_ranks(key_columns=none, before=none, after=none) %}
     {%- if key_columns is none or before is none or after is none -%}
         {{ exceptions.raise_compiler_error("cdc_key_change_ranks needs key_columns=, before= and after= SQL expressions") }}
     {%- endif -%}
@@ -35,7 +35,14 @@
 {#- The columns a change row has after cdc_key_change_ranks, for the delete (change_rank 0) or
     the change itself: moved_vendor_op, moved_key, moved_before, moved_after, moved_position
     (with a change_rank entry, so both rows have their own identity and order). -#}
-{% macro cdc_key_change_columns(vendor_op, key_columns, key, before, after, position, delete_op) %}
+{% macro cdc_key_change_columns(vendor_op=none, key_columns=none, key=none, before=none, after=none, position=none, delete_op=none) %}
+    {%- for name, value in [('vendor_op', vendor_op), ('key_columns', key_columns), ('key', key), ('before', before),
+                            ('after', after), ('position', position), ('delete_op', delete_op)] if value is none -%}
+        {%- set msg -%}
+cdc_key_change_columns needs {{ name }}=: write SQL expressions for vendor_op, key_columns, key, before, after and position, and delete_op='<the vendor op code of a delete>'
+        {%- endset -%}
+        {{ exceptions.raise_compiler_error(msg) }}
+    {%- endfor %}
     case when change_rank = 0 then '{{ delete_op }}' else {{ vendor_op }} end as moved_vendor_op,
     case
         when change_rank = 0

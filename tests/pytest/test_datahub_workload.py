@@ -13,7 +13,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-import test_debezium_workload as debezium_checks
+import workload_checks
 from workloads.datahub import (
     ACCOUNTS,
     ADDED_COLUMN,
@@ -487,47 +487,8 @@ def test_primary_key_seed_has_the_workload_rows():
 # End to end: the project against the oracle
 # ---------------------------------------------------------------------------------------------
 
-CURRENT_SQL = f"select source_table, pk, row from {{{{ ref('cdc_current') }}}} where source_vendor = '{VENDOR}'"
-HISTORY_SQL = (
-    "select source_table, pk, op, is_deleted, is_current, row,"
-    " to_json(valid_from_sequence) as valid_from_sequence, to_json(valid_to_sequence) as valid_to_sequence"
-    f" from {{{{ ref('cdc_history') }}}} where source_vendor = '{VENDOR}'"
-)
-
-
-def _quarantine_problems(project) -> list[str]:
-    rows = project.sql("select reason, detail, raw from cdc_intermediate.int_cdc__quarantine "
-                       f"where source_vendor = '{VENDOR}'")
-    return [f"quarantined: {row.get('reason')}: {row.get('detail')}\n    {(row.get('raw') or '')[:300]}"
-            for row in rows]
-
-
-def _assert_matches(project, workload, stage: str) -> None:
-    # quarantined records first: they usually explain the mismatches that follow
-    problems = (_quarantine_problems(project)
-                + debezium_checks._current_problems(project, workload.expected)
-                + debezium_checks._history_problems(project, workload.expected))
-    assert not problems, (
-        f"after {stage}: {len(problems)} problems (replay with CDC_WORKLOAD_SEED={WORKLOAD_SEED}); "
-        f"first {debezium_checks.SHOW}:\n" + "\n".join(problems[:debezium_checks.SHOW])
-    )
-
-
 @pytest.mark.spark
-def test_datahub_workload_end_to_end(cdc_project, monkeypatch):
+def test_datahub_workload_end_to_end(cdc_project):
     assert PRIMARY_KEY_SEED.exists() and _missing_seed_rows() == [], (
         f"{PRIMARY_KEY_SEED} must hold {PRIMARY_KEY_SEED_ROWS}")
-    # the Debezium workload's comparison with the oracle (current rows, versions, their chaining),
-    # pointed at this vendor's rows
-    monkeypatch.setattr(debezium_checks, "CURRENT_SQL", CURRENT_SQL)
-    monkeypatch.setattr(debezium_checks, "HISTORY_SQL", HISTORY_SQL)
-    workload = build_workload(WORKLOAD_SEED)
-    cdc_project.run("seed")
-    folder = cdc_project.landing_dir / VENDOR
-    for batch in workload.batches:
-        for file in batch:
-            file.write(folder)
-        cdc_project.run("run")
-    _assert_matches(cdc_project, workload, f"{len(workload.batches)} incremental runs")
-    cdc_project.run("run", "--full-refresh")
-    _assert_matches(cdc_project, workload, "a full refresh")
+    workload_checks.run_end_to_end(cdc_project, VENDOR, build_workload(WORKLOAD_SEED), WORKLOAD_SEED)

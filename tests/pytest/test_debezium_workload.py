@@ -9,16 +9,15 @@ import csv
 import json
 import os
 from collections import Counter
-from decimal import Decimal
 from itertools import pairwise
 from pathlib import Path
 
 import pytest
+import workload_checks
 from workloads.debezium import (
     CUSTOMERS,
     ORDER_LINES,
     PRIMARY_KEY_SEED_ROWS,
-    Expected,
     build_workload,
     deliver,
     message_identity,
@@ -329,101 +328,8 @@ def test_primary_key_seed_has_the_workload_rows():
 # End to end: the project against the oracle
 # ---------------------------------------------------------------------------------------------
 
-CURRENT_SQL = "select source_table, pk, row from {{ ref('cdc_current') }} where source_vendor = 'debezium'"
-HISTORY_SQL = (
-    "select source_table, pk, op, is_deleted, is_current, row,"
-    " to_json(valid_from_sequence) as valid_from_sequence, to_json(valid_to_sequence) as valid_to_sequence"
-    " from {{ ref('cdc_history') }} where source_vendor = 'debezium'"
-)
-SHOW = 5  # mismatches printed per check
-
-
-def _key(row: dict) -> tuple[str, str]:
-    return row["source_table"], canonical_json(json.loads(row["pk"]))
-
-
-def _flag(value) -> bool:
-    return value if isinstance(value, bool) else str(value).lower() == "true"
-
-
-def _sequence(value) -> tuple[Decimal, ...] | None:
-    """A sequence as numbers, whether it comes as a list or as text such as '[1, 9999851, 0]'."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        value = json.loads(value)
-    return tuple(Decimal(str(part)) for part in value)
-
-
-def _current_problems(project, expected: Expected) -> list[str]:
-    actual: dict[tuple, dict] = {}
-    problems = []
-    for row in project.query(CURRENT_SQL):
-        if _key(row) in actual:
-            problems.append(f"current: key {_key(row)} appears twice")
-        actual[_key(row)] = json.loads(row["row"])
-    want = {key: json.loads(row) for key, row in expected.current.items()}
-    for key in sorted(want.keys() | actual.keys()):
-        if key not in actual:
-            problems.append(f"current: missing {key}\n    expected {want[key]}")
-        elif key not in want:
-            problems.append(f"current: unexpected {key}\n    got {actual[key]}")
-        elif want[key] != actual[key]:
-            problems.append(f"current: {key}\n    expected {want[key]}\n    got      {actual[key]}")
-    return problems
-
-
-def _version_chain_problems(key, versions: list[dict]) -> list[str]:
-    problems = []
-    if [_flag(v["is_current"]) for v in versions] != [False] * (len(versions) - 1) + [True]:
-        problems.append(f"history: {key} is_current is not exactly its last version")
-    for version, following in pairwise(versions):
-        if _sequence(version["valid_to_sequence"]) != _sequence(following["valid_from_sequence"]):
-            problems.append(f"history: {key} valid_to {version['valid_to_sequence']} "
-                            f"!= next valid_from {following['valid_from_sequence']}")
-    if versions[-1]["valid_to_sequence"] is not None:
-        problems.append(f"history: {key} last version has valid_to {versions[-1]['valid_to_sequence']}")
-    return problems
-
-
-def _history_problems(project, expected: Expected) -> list[str]:
-    actual: dict[tuple, list[dict]] = {}
-    for row in project.query(HISTORY_SQL):
-        actual.setdefault(_key(row), []).append(row)
-    problems = []
-    for key in sorted(expected.history.keys() | actual.keys()):
-        versions = sorted(actual.get(key, []), key=lambda v: _sequence(v["valid_from_sequence"]) or ())
-        got = [(v["op"], _flag(v["is_deleted"]), json.loads(v["row"])) for v in versions]
-        want = [(op, deleted, json.loads(row)) for op, deleted, row in expected.history.get(key, [])]
-        if got != want:
-            problems.append(f"history: {key}\n    expected {_brief(want)}\n    got      {_brief(got)}")
-        if versions:
-            problems.extend(_version_chain_problems(key, versions))
-    return problems
-
-
-def _brief(versions: list[tuple]) -> str:
-    return "\n             ".join(f"{op:<8} deleted={deleted!s:<5} {row}" for op, deleted, row in versions)
-
-
-def _assert_matches_oracle(project, expected: Expected, stage: str) -> None:
-    problems = _current_problems(project, expected) + _history_problems(project, expected)
-    assert not problems, (
-        f"after {stage}: {len(problems)} mismatches with the oracle "
-        f"(replay with CDC_WORKLOAD_SEED={WORKLOAD_SEED}); first {SHOW}:\n" + "\n".join(problems[:SHOW])
-    )
-
-
 @pytest.mark.spark
 def test_debezium_workload_end_to_end(cdc_project):
     assert PRIMARY_KEY_SEED.exists() and _missing_seed_rows() == [], (
         f"{PRIMARY_KEY_SEED} must hold {PRIMARY_KEY_SEED_ROWS}")
-    workload = build_workload(WORKLOAD_SEED)
-    cdc_project.run("seed")
-    for batch in workload.batches:
-        for name, lines in batch:
-            cdc_project.write_landing_file("debezium", name, lines)
-        cdc_project.run("run")
-    _assert_matches_oracle(cdc_project, workload.expected, f"{len(workload.batches)} incremental runs")
-    cdc_project.run("run", "--full-refresh")
-    _assert_matches_oracle(cdc_project, workload.expected, "a full refresh")
+    workload_checks.run_end_to_end(cdc_project, "debezium", build_workload(WORKLOAD_SEED), WORKLOAD_SEED)

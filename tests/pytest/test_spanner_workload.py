@@ -12,7 +12,7 @@ from collections import Counter
 from itertools import pairwise
 
 import pytest
-import test_debezium_workload as debezium_checks
+import workload_checks
 from conftest import CONFORMANCE_DIR
 from workloads.spanner import (
     ALBUMS,
@@ -424,16 +424,8 @@ def test_oracle_versions_alternate_between_alive_and_deleted(workload):
 # End to end: the project against the oracle
 # ---------------------------------------------------------------------------------------------
 
-CURRENT_SQL = f"select source_table, pk, row from {{{{ ref('cdc_current') }}}} where source_vendor = '{VENDOR}'"
-HISTORY_SQL = (
-    "select source_table, pk, op, is_deleted, is_current, row,"
-    " to_json(valid_from_sequence) as valid_from_sequence, to_json(valid_to_sequence) as valid_to_sequence"
-    f" from {{{{ ref('cdc_history') }}}} where source_vendor = '{VENDOR}'"
-)
-
-
-def _control_and_quarantine_problems(project, workload) -> list[str]:
-    """Every heartbeat and child-partitions row is a control event, and nothing is quarantined."""
+def _control_problems(project, workload) -> list[str]:
+    """Every heartbeat and child-partitions row is a control event."""
     problems = []
     rows = project.sql("select control_type, control_json from cdc_intermediate.int_cdc__control_events "
                        f"where source_vendor = '{VENDOR}'")
@@ -451,36 +443,11 @@ def _control_and_quarantine_problems(project, workload) -> list[str]:
     missing = [token for token in tokens if token not in text]
     if missing:
         problems.append(f"control: child partition tokens not in any control_json: {missing[:3]}")
-    quarantined = project.sql("select reason, detail, raw from cdc_intermediate.int_cdc__quarantine "
-                              f"where source_vendor = '{VENDOR}'")
-    problems.extend(f"quarantined: {row.get('reason')}: {row.get('detail')}\n    {(row.get('raw') or '')[:300]}"
-                    for row in quarantined)
     return problems
 
 
-def _assert_matches(project, workload, stage: str) -> None:
-    # quarantined records first: they usually explain the mismatches that follow
-    problems = (_control_and_quarantine_problems(project, workload)
-                + debezium_checks._current_problems(project, workload.expected)
-                + debezium_checks._history_problems(project, workload.expected))
-    assert not problems, (
-        f"after {stage}: {len(problems)} problems (replay with CDC_WORKLOAD_SEED={WORKLOAD_SEED}); "
-        f"first {debezium_checks.SHOW}:\n" + "\n".join(problems[:debezium_checks.SHOW])
-    )
-
-
 @pytest.mark.spark
-def test_spanner_workload_end_to_end(cdc_project, monkeypatch):
-    # the Debezium workload's comparison with the oracle (current rows, versions, their chaining),
-    # pointed at this vendor's rows
-    monkeypatch.setattr(debezium_checks, "CURRENT_SQL", CURRENT_SQL)
-    monkeypatch.setattr(debezium_checks, "HISTORY_SQL", HISTORY_SQL)
+def test_spanner_workload_end_to_end(cdc_project):
     workload = build_workload(WORKLOAD_SEED)
-    cdc_project.run("seed")
-    for batch in workload.batches:
-        for name, lines in batch:
-            cdc_project.write_landing_file(VENDOR, name, lines)
-        cdc_project.run("run")
-    _assert_matches(cdc_project, workload, f"{len(workload.batches)} incremental runs")
-    cdc_project.run("run", "--full-refresh")
-    _assert_matches(cdc_project, workload, "a full refresh")
+    workload_checks.run_end_to_end(cdc_project, VENDOR, workload, WORKLOAD_SEED,
+                                   extra_problems=lambda project: _control_problems(project, workload))

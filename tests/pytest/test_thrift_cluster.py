@@ -199,7 +199,7 @@ def test_dbt_build_through_thrift_on_a_standalone_cluster_matches_local(
         timings["cluster: server start"] = time.monotonic() - began
 
         began = time.monotonic()
-        build_output = plain_dbt(thrift_root, cdc_project.landing_dir, port, "build", "--threads", "4")
+        build_output = plain_dbt(thrift_root, cdc_project.landing_dir, port, "build")
         timings["cluster: dbt build"] = time.monotonic() - began
         assert "ERROR=0" in build_output, build_output[-4000:]
 

@@ -1,0 +1,131 @@
+"""The end-to-end check every vendor's workload shares: deliver its batches to the landing
+folder, `cdc-dbt run` after each, then `run --full-refresh`, and after both compare the
+project's `cdc_current` and `cdc_history` (and its quarantine) with the generator's oracle.
+
+The oracle's `expected.current` maps (source_table, pk) to the canonical row JSON and
+`expected.history` maps it to the versions [(op, is_deleted, row JSON), ...] in order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from decimal import Decimal
+from itertools import pairwise
+
+from python_udfs.contract import canonical_json
+
+SHOW = 5  # mismatches printed per check
+
+
+def current_sql(vendor: str) -> str:
+    return f"select source_table, pk, row from {{{{ ref('cdc_current') }}}} where source_vendor = '{vendor}'"
+
+
+def history_sql(vendor: str) -> str:
+    # sequences as JSON text: dbt show would turn 19-digit parts into floats, which tie
+    return (
+        "select source_table, pk, op, is_deleted, is_current, row,"
+        " to_json(valid_from_sequence) as valid_from_sequence, to_json(valid_to_sequence) as valid_to_sequence"
+        f" from {{{{ ref('cdc_history') }}}} where source_vendor = '{vendor}'"
+    )
+
+
+def run_end_to_end(project, vendor: str, workload, seed: int,
+                   extra_problems: Callable[[object], list[str]] | None = None) -> None:
+    """Every batch, a run each, then a full refresh; the oracle must hold after both."""
+    project.run("seed")
+    for batch in workload.batches:
+        for landing_file in batch:
+            if hasattr(landing_file, "write"):
+                landing_file.write(project.landing_dir / vendor)
+            else:  # (name, lines)
+                project.write_landing_file(vendor, *landing_file)
+        project.run("run")
+    for stage in (f"{len(workload.batches)} incremental runs", "a full refresh"):
+        if stage == "a full refresh":
+            project.run("run", "--full-refresh")
+        # quarantined records first: they usually explain the mismatches that follow
+        problems = (quarantine_problems(project, vendor)
+                    + (extra_problems(project) if extra_problems else [])
+                    + current_problems(project, vendor, workload.expected)
+                    + history_problems(project, vendor, workload.expected))
+        assert not problems, (
+            f"{vendor} after {stage}: {len(problems)} problems (replay with CDC_WORKLOAD_SEED={seed}); "
+            f"first {SHOW}:\n" + "\n".join(problems[:SHOW])
+        )
+
+
+def quarantine_problems(project, vendor: str) -> list[str]:
+    rows = project.sql("select reason, detail, raw from cdc_intermediate.int_cdc__quarantine "
+                       f"where source_vendor = '{vendor}'")
+    return [f"quarantined: {row.get('reason')}: {row.get('detail')}\n    {(row.get('raw') or '')[:300]}"
+            for row in rows]
+
+
+def current_problems(project, vendor: str, expected) -> list[str]:
+    actual: dict[tuple, dict] = {}
+    problems = []
+    for row in project.query(current_sql(vendor)):
+        if _key(row) in actual:
+            problems.append(f"current: key {_key(row)} appears twice")
+        actual[_key(row)] = json.loads(row["row"])
+    want = {key: json.loads(row) for key, row in expected.current.items()}
+    for key in sorted(want.keys() | actual.keys()):
+        if key not in actual:
+            problems.append(f"current: missing {key}\n    expected {want[key]}")
+        elif key not in want:
+            problems.append(f"current: unexpected {key}\n    got {actual[key]}")
+        elif want[key] != actual[key]:
+            problems.append(f"current: {key}\n    expected {want[key]}\n    got      {actual[key]}")
+    return problems
+
+
+def history_problems(project, vendor: str, expected) -> list[str]:
+    actual: dict[tuple, list[dict]] = {}
+    for row in project.query(history_sql(vendor)):
+        actual.setdefault(_key(row), []).append(row)
+    problems = []
+    for key in sorted(expected.history.keys() | actual.keys()):
+        versions = sorted(actual.get(key, []), key=lambda v: _sequence(v["valid_from_sequence"]) or ())
+        got = [(v["op"], _flag(v["is_deleted"]), json.loads(v["row"])) for v in versions]
+        want = [(op, deleted, json.loads(row)) for op, deleted, row in expected.history.get(key, [])]
+        if got != want:
+            problems.append(f"history: {key}\n    expected {_brief(want)}\n    got      {_brief(got)}")
+        if versions:
+            problems.extend(_version_chain_problems(key, versions))
+    return problems
+
+
+def _version_chain_problems(key, versions: list[dict]) -> list[str]:
+    problems = []
+    if [_flag(v["is_current"]) for v in versions] != [False] * (len(versions) - 1) + [True]:
+        problems.append(f"history: {key} is_current is not exactly its last version")
+    for version, following in pairwise(versions):
+        if _sequence(version["valid_to_sequence"]) != _sequence(following["valid_from_sequence"]):
+            problems.append(f"history: {key} valid_to {version['valid_to_sequence']} "
+                            f"!= next valid_from {following['valid_from_sequence']}")
+    if versions[-1]["valid_to_sequence"] is not None:
+        problems.append(f"history: {key} last version has valid_to {versions[-1]['valid_to_sequence']}")
+    return problems
+
+
+def _key(row: dict) -> tuple[str, str]:
+    return row["source_table"], canonical_json(json.loads(row["pk"]))
+
+
+def _flag(value) -> bool:
+    return value if isinstance(value, bool) else str(value).lower() == "true"
+
+
+def _sequence(value) -> tuple[Decimal, ...] | None:
+    """A sequence as numbers, whether it comes as a list or as text such as '[1, 9999851, 0]'."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = json.loads(value, parse_float=Decimal)
+    return tuple(Decimal(str(part)) for part in value)
+
+
+def _brief(versions: list[tuple]) -> str:
+    return "\n             ".join(f"{op:<8} deleted={deleted!s:<5} {row}" for op, deleted, row in versions)
