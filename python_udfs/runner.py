@@ -27,7 +27,8 @@ def _fail(message: str) -> None:
 
 def check_java() -> None:
     """Spark 4 needs Java 17 or newer; say so plainly instead of a JVM stack trace."""
-    java = shutil.which("java", path=(os.environ.get("JAVA_HOME", "") + "/bin:" + os.environ.get("PATH", "")))
+    java_home = os.environ.get("JAVA_HOME", "")
+    java = shutil.which("java", path=(f"{java_home}/bin:" if java_home else "") + os.environ.get("PATH", ""))
     if not java:
         _fail("Java 17+ is required (Spark runs on the JVM) and no `java` was found. "
               "Install it, e.g. `apt-get install openjdk-17-jre-headless`, or set JAVA_HOME.")
@@ -118,11 +119,12 @@ REFERENCE_SEEDS = ("cdc_op_codes", "cdc_primary_keys")
 
 
 def ensure_reference_seeds(spark, args: list[str]) -> int:
-    """Load the seeds first when a fresh CDC_SPARK_DIR has none, so `cdc-dbt run` works alone.
+    """Load the seeds first when a fresh CDC_SPARK_DIR has none, so `cdc-dbt run` works alone, and
+    so does a `cdc-dbt build --select` that leaves them out (one vendor alone, say).
 
-    `dbt build` loads them itself; after editing a seed, run `cdc-dbt seed` (see DECISIONLOG D11).
+    After editing a seed, run `cdc-dbt seed` (see DECISIONLOG D11).
     """
-    if not args or args[0] != "run":
+    if not args or args[0] not in ("run", "build"):
         return 0
     schema = os.environ.get("CDC_SCHEMA", "cdc") + "_reference"
     missing = [seed for seed in REFERENCE_SEEDS if not spark.catalog.tableExists(f"{schema}.{seed}")]

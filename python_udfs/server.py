@@ -74,6 +74,7 @@ def check_port_free(host: str, port: int) -> None:
     if not 0 < port < 65536:
         _fail(f"--port must be between 1 and 65535, got {port}")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Java's server socket: TIME_WAIT is fine
         try:
             probe.bind((host, port))
         except OSError as exc:
@@ -150,8 +151,14 @@ def main(argv: list[str] | None = None) -> None:
 
     started = time.monotonic()
     _log(f"starting Spark (master {args.master}, spark dir {spark_dir})")
-    spark = build_spark_session(args.master, app_name="cdc-spark-server", warehouse_dir=args.warehouse_dir,
-                                metastore_url=args.metastore_url, extra_conf=conf)
+    try:
+        spark = build_spark_session(args.master, app_name="cdc-spark-server", warehouse_dir=args.warehouse_dir,
+                                    metastore_url=args.metastore_url, extra_conf=conf)
+    except Exception as exc:  # noqa: BLE001 - one line instead of a py4j stack trace
+        _fail(f"Spark did not start (master {args.master}): {type(exc).__name__}: "
+              f"{str(exc).splitlines()[0] if str(exc) else ''} (see the Spark log above)", code=1)
+    # SparkContext installs its own SIGINT handler (cancel jobs, raise KeyboardInterrupt): take it back.
+    signal.signal(signal.SIGINT, request_stop)
     server = None
     code = 0
     try:
@@ -180,6 +187,8 @@ def main(argv: list[str] | None = None) -> None:
                 _log("the SparkContext stopped (cluster lost?); exiting")
                 code = 1
                 break
+    except KeyboardInterrupt:
+        _log("interrupted, stopping")
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
     except Exception as exc:  # noqa: BLE001 - report any start failure in one line, then clean up
