@@ -265,3 +265,24 @@ def test_run_alone_on_a_fresh_folder_then_show_prints_clean_json(cdc_project):
     rows = json.loads(out)["show"]
     assert rows == [{"source_vendor": "debezium", "source_table": "ORCLPDB1.INVENTORY.CUSTOMERS",
                      "pk": '{"ID":7}', "row": '{"ID":7,"NAME":null}'}]
+
+
+def test_qlik_data_waits_for_metadata_delivered_later(cdc_project):
+    """Data.json names its table only by messageSchemaId: before Metadata.json arrives it waits
+    (not quarantined, not guessed); the run that brings the metadata takes it (DECISIONLOG D16)."""
+    published = CONFORMANCE_DIR / "qlik" / "published"
+    folder = cdc_project.landing_dir / "qlik"
+    folder.mkdir(parents=True)
+    shutil.copy(published / "Data.json", folder / "1-data.json")
+    cdc_project.run_cli("build")  # the record accounting counts the waiting message
+    waiting = cdc_project.sql("select schema_id from cdc_staging.stg_qlik__awaiting_metadata")
+    assert [row["schema_id"] for row in waiting] == ["8FB9D3C10EA4B25751DF9CC8318F0A02"]
+    assert cdc_project.sql("select * from cdc_marts.cdc_current where source_vendor = 'qlik'") == []
+    assert cdc_project.sql("select * from cdc_intermediate.int_cdc__quarantine") == []
+
+    shutil.copy(published / "Metadata.json", folder / "2-metadata.json")
+    cdc_project.run_cli("build")
+    assert cdc_project.sql("select * from cdc_staging.stg_qlik__awaiting_metadata") == []
+    rows = cdc_project.sql("select source_table, pk from cdc_marts.cdc_current where source_vendor = 'qlik'")
+    assert [(row["source_table"], row["pk"]) for row in rows] == [
+        ("employees.salaries", '{"emp_no":14472,"from_date":"1993-11-25"}')]
