@@ -25,11 +25,7 @@ op_codes as (
 ),
 
 registered_keys as (
-    select
-        source_table,
-        split(key_columns, '[|]') as key_columns
-    from {{ ref('cdc_primary_keys') }}
-    where source_vendor = '{{ vendor }}'
+    {{ cdc_registered_keys(vendor) }}
 ),
 
 with_keys as (
@@ -140,4 +136,14 @@ select
             then concat('position is not made of whole numbers: ', to_json(position))
     end as _quarantine_detail
 from checked
+{% endmacro %}
+
+{#- The key columns seeds/cdc_primary_keys.csv registers for the vendor's tables, as an array:
+    the body of a CTE, for models that need the keys before the contract (key changes). -#}
+{% macro cdc_registered_keys(vendor) %}
+    select
+        source_table,
+        split(key_columns, '[|]') as key_columns
+    from {{ ref('cdc_primary_keys') }}
+    where source_vendor = '{{ vendor }}'
 {% endmacro %}

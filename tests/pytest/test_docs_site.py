@@ -67,13 +67,13 @@ GRAPH_KINDS = ("model.", "seed.", "source.", "snapshot.")
 def upstream_of(manifest: dict, unique_id: str) -> set[str]:
     """Every model, seed, source and snapshot upstream of unique_id (transitively), per the manifest."""
     seen: set[str] = set()
-    todo = [unique_id]
-    while todo:
-        node = manifest["nodes"].get(todo.pop(), {})  # sources (manifest["sources"]) have no parents
+    to_visit = [unique_id]
+    while to_visit:
+        node = manifest["nodes"].get(to_visit.pop(), {})  # sources (manifest["sources"]) have no parents
         for parent in node.get("depends_on", {}).get("nodes", []):
             if parent.startswith(GRAPH_KINDS) and parent not in seen:
                 seen.add(parent)
-                todo.append(parent)
+                to_visit.append(parent)
     return seen
 
 

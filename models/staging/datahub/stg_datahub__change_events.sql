@@ -20,11 +20,7 @@ before_halves as (
 ),
 
 seed_keys as (
-    select
-        source_table,
-        split(key_columns, '[|]') as key_columns
-    from {{ ref('cdc_primary_keys') }}
-    where source_vendor = 'datahub'
+    {{ cdc_registered_keys('datahub') }}
 ),
 
 -- new changes, and older UPDATE_AFTERs whose before half arrived since the last run

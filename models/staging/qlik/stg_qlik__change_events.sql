@@ -13,11 +13,7 @@ table_versions as (
 ),
 
 seed_keys as (
-    select
-        source_table,
-        split(key_columns, '[|]') as key_columns
-    from {{ ref('cdc_primary_keys') }}
-    where source_vendor = 'qlik'
+    {{ cdc_registered_keys('qlik') }}
 ),
 
 -- a message without a schema reference uses its table's newest version
