@@ -1,22 +1,25 @@
-"""Throughput benchmark of the CDC pipeline on a synthetic Debezium MySQL feed (not a test).
+"""Throughput benchmark of the CDC pipeline on a synthetic Debezium MySQL feed (a script, not a test).
 
     .venv/bin/python benchmarks/run_benchmark.py --events 1000000 [--keys 100000] [--work-dir DIR]
 
-Steps, each a `cdc-dbt` subprocess timed by wall clock, with CDC_LANDING_DIR / CDC_SPARK_DIR (and
-dbt's target and log folders) inside the work folder, so the project's own `.spark` is never used:
+Every step is a subprocess timed by wall clock, with CDC_LANDING_DIR / CDC_SPARK_DIR (and dbt's
+target and log folders) inside the work folder, so the project's own `.spark` is never used.
 
- 1. generate N events into <work>/landing/debezium/*.jsonl (~100k lines a file)
- 2. cdc-dbt seed
- 3. cdc-dbt run                   full build over the N events
- 4. cdc-dbt run                   again, no new file: the fixed Spark + dbt cost of a run
-    (and `cdc-dbt run` selecting nothing: the process start alone)
- 5. a 1 % batch as a new file, cdc-dbt run: the incremental run
- 6. cdc-dbt run --full-refresh    everything rebuilt from the landing files
- 7. cdc-dbt run --select bench_naive_current: the hand-written dedupe baseline
- 8. the same dedupe straight from the raw landing files (cdc-dbt show), skipping the pipeline
- 9. row counts and a comparison of bench_naive_current with cdc_current (cdc-dbt show)
+First N events are generated into <work>/landing/debezium/*.jsonl (~100k lines a file), then:
 
-Figures are printed as a table and written to <work>/benchmark.json. See benchmarks/README.md.
+ 1. cdc-dbt seed
+ 2. bare Spark start: python_udfs.runner's session, `select 1`, exit
+ 3. hand-written PySpark job (benchmarks/handwritten_job.py) over the N events
+ 4. cdc-dbt run                   full build over the N events
+ 5. cdc-dbt run                   again, no new file: the no-op run
+ 6. a 1 % batch as a new file, cdc-dbt run: the incremental run
+ 7. counts and fingerprints of cdc_current / cdc_history (cdc-dbt show)
+ 8. cdc-dbt run --full-refresh    everything rebuilt from the landing files
+ 9. hand-written job again over N + batch
+10. comparison (cdc-dbt show): incremental == full refresh, cdc_current == the job's output
+
+Prints a table, three ratios against their targets, correctness lines and dbt's time per model;
+writes the figures to <work>/benchmark.json. See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -35,15 +38,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
+VENV_PYTHON = PROJECT_DIR / ".venv" / "bin" / "python"
 CDC_DBT = PROJECT_DIR / ".venv" / "bin" / "cdc-dbt"
+HANDWRITTEN_JOB = Path(__file__).resolve().with_name("handwritten_job.py")
 LINES_PER_FILE = 100_000
 DUPLICATE_SHARE = 0.05  # share of the landed lines that are exact copies of another line
 DELETE_SHARE = 0.05  # share of the changes to a live key that delete it
 BINLOG_FILES = 3  # the initial load spans this many binlog files (so the file number rolls over)
 BATCH_SHARE = 0.01
-BENCH_VARS = "{cdc_benchmark: true}"
 STATUSES = ("pending", "paid", "packed", "shipped", "delivered", "returned")
 START_TS_MS = 1_717_200_000_000  # 2024-06-01T00:00:00Z
+
+# The session cdc-dbt builds (same settings, same CDC_SPARK_DIR), one trivial query, exit.
+BARE_SPARK_START = (
+    "from python_udfs.runner import build_spark_session, configure_environment\n"
+    "configure_environment()\n"
+    "build_spark_session().sql('select 1').collect()\n"
+)
+# (figure, numerator step, denominator step, target: the ratio must not exceed it, what it aims at)
+RATIOS = (
+    ("full build / hand-written job", "full_build", "handwritten_job", 2.0, "the aim is parity, 1.0"),
+    ("no-op run / bare Spark start", "noop_run", "bare_spark_start", 3.0, ""),
+    ("1 % batch / full build", "incremental_1pct", "full_build", 0.15, ""),
+)
 
 # One Debezium MySQL message value, bare payload form (JSON converter with schemas disabled);
 # %-formatting because it is the fastest way to build a million of them in Python.
@@ -170,7 +187,7 @@ def generate_batch(feed: Feed, events: int, path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Running cdc-dbt
+# Running the steps (one subprocess each)
 
 
 def project_fingerprint() -> str:
@@ -203,18 +220,16 @@ class Runner:
     fingerprint: str = field(default_factory=project_fingerprint)
     changed_during: list = field(default_factory=list)
 
-    def cdc_dbt(self, label: str, args: list[str]) -> tuple[float, str]:
-        """Run one cdc-dbt command; returns (wall-clock seconds, stdout). Output goes to a log file."""
+    def run(self, label: str, command: list[str], shown: str) -> tuple[float, str]:
+        """Run one subprocess; returns (wall-clock seconds, stdout). Its output goes to a log file."""
         self.step_no += 1
         prefix = f"[{self.step_no}/{self.total_steps}] {label}"
-        shown = ["<sql>" if previous == "--inline" else arg for previous, arg in zip(["", *args], args)]
-        print(f"{prefix}: cdc-dbt {' '.join(shown)} ...", flush=True)
+        print(f"{prefix}: {shown} ...", flush=True)
         log = self.work / "logs" / f"{self.step_no:02d}-{label.replace(' ', '_').replace('/', '_')}.log"
         results = self.work / "dbt-target" / "run_results.json"
         results.unlink(missing_ok=True)
         started = time.perf_counter()
-        done = subprocess.run([str(CDC_DBT), *args], cwd=PROJECT_DIR, env=self.env,
-                              capture_output=True, text=True, check=False)
+        done = subprocess.run(command, cwd=PROJECT_DIR, env=self.env, capture_output=True, text=True, check=False)
         seconds = time.perf_counter() - started
         self.load_averages.append(round(os.getloadavg()[0], 2))  # other processes on the machine skew times
         fingerprint = project_fingerprint()
@@ -222,15 +237,32 @@ class Runner:
             self.changed_during.append(label)
             self.fingerprint = fingerprint
             print(f"{prefix}: warning: project files changed while it ran (or since the step before)", flush=True)
-        log.write_text(f"$ cdc-dbt {' '.join(args)}\n# exit {done.returncode}, {seconds:.1f} s\n"
+        log.write_text(f"$ {shown}\n# exit {done.returncode}, {seconds:.1f} s\n"
                        f"## stdout\n{done.stdout}\n## stderr\n{done.stderr}", encoding="utf-8")
         if done.returncode != 0:
-            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-25:])
+            output = (done.stdout + done.stderr).strip().splitlines()
+            # dbt's summary names the failing model and its error; otherwise the last lines
+            start = next((i for i, line in enumerate(output) if "Completed with" in line), len(output) - 25)
+            tail = "\n".join(line[:300] for line in output[max(0, start):max(0, start) + 25])
             raise StepFailed(f"{prefix} failed (exit {done.returncode}); full output in {log}\n{tail}")
         print(f"{prefix}: {seconds:.1f} s", flush=True)
         if results.exists():
             results.rename(log.with_suffix(".run_results.json"))
         return seconds, done.stdout
+
+    def cdc_dbt(self, label: str, args: list[str]) -> tuple[float, str]:
+        shown = ["<sql>" if previous == "--inline" else arg for previous, arg in zip(["", *args], args)]
+        return self.run(label, [str(CDC_DBT), *args], f"cdc-dbt {' '.join(shown)}")
+
+    def bare_spark_start(self, label: str) -> float:
+        seconds, _ = self.run(label, [str(VENV_PYTHON), "-c", BARE_SPARK_START],
+                              "python -c 'build_spark_session().sql(\"select 1\")'")
+        return seconds
+
+    def handwritten_job(self, label: str, landing: Path, output: Path) -> float:
+        seconds, _ = self.run(label, [str(VENV_PYTHON), str(HANDWRITTEN_JOB), str(landing), str(output)],
+                              f"python benchmarks/{HANDWRITTEN_JOB.name} {landing} {output}")
+        return seconds
 
     def model_seconds(self, label: str) -> dict[str, float]:
         """dbt's own execution time per model for the step of that label (from its run_results.json)."""
@@ -241,10 +273,9 @@ class Runner:
         return {item["unique_id"].split(".")[-1]: round(item.get("execution_time") or 0.0, 2)
                 for item in results if item.get("unique_id", "").startswith("model.")}
 
-    def show(self, label: str, sql: str, extra: list[str] | None = None) -> tuple[float, dict]:
+    def show(self, label: str, sql: str) -> tuple[float, dict]:
         """One row of an inline query through `cdc-dbt show` (its JSON output)."""
-        args = ["show", "--inline", sql, "--output", "json", "--quiet", *(extra or [])]
-        seconds, stdout = self.cdc_dbt(label, args)
+        seconds, stdout = self.cdc_dbt(label, ["show", "--inline", sql, "--output", "json", "--quiet"])
         rows = _show_rows(stdout)
         if not rows:
             raise StepFailed(f"{label}: no rows in the output of cdc-dbt show:\n{stdout[-2000:]}")
@@ -265,10 +296,7 @@ def _show_rows(stdout: str) -> list[dict]:
     return []
 
 
-def counts_sql() -> str:
-    """Row counts and order-independent fingerprints of the two marts."""
-    return """
-select
+COUNT_COLUMNS = """
     (select count(*) from {{ ref('cdc_current') }}) as current_rows,
     (select count(*) from {{ ref('cdc_history') }}) as history_rows,
     (select coalesce(bit_xor(xxhash64(source_vendor, source_table, pk, row, sequence, last_event_id)), 0)
@@ -276,58 +304,45 @@ select
     (select coalesce(bit_xor(xxhash64(source_vendor, source_table, pk, row, op, is_deleted, is_current,
                                       valid_from, valid_to, valid_from_sequence, valid_to_sequence,
                                       event_id)), 0)
-        from {{ ref('cdc_history') }}) as history_fingerprint
-"""
+        from {{ ref('cdc_history') }}) as history_fingerprint"""
 
 
-def comparison_sql() -> str:
-    """bench_naive_current against cdc_current: keys on each side and rows that differ."""
-    return counts_sql().rstrip() + """,
-    (select count(*) from {{ ref('bench_naive_current') }}) as naive_rows,
-    (select count(*)
-        from (
-            select source_vendor, source_table, pk, {{ cdc_json_object('after') }} as row
-            from {{ ref('bench_naive_current') }}
-        ) as naive
-        full outer join {{ ref('cdc_current') }} as current_rows
-            on naive.source_vendor = current_rows.source_vendor
-            and naive.source_table = current_rows.source_table
-            and naive.pk = current_rows.pk
-        where naive.row is null or current_rows.row is null or naive.row != current_rows.row
-    ) as differing_rows
-"""
+def counts_sql() -> str:
+    """Row counts and order-independent fingerprints of the two marts."""
+    return "select" + COUNT_COLUMNS + "\n"
 
 
-def raw_naive_sql(debezium_dir: Path) -> str:
-    """The naive dedupe written straight against the landing files: no parser, no contract."""
-    path = str(debezium_dir).replace("`", "``")
+def comparison_sql(job_output: Path) -> str:
+    """The counts, plus cdc_current against the hand-written job's parquet: keys on each side and
+    rows that differ (a key on one side only, or a different row as a sorted string map)."""
+    path = str(job_output).replace("`", "``")
     return f"""
-with raw_events as (
-    select from_json(
-        value,
-        'before map<string, string>, after map<string, string>, op string,
-         source struct<db: string, `table`: string, file: string, pos: bigint, `row`: bigint>'
-    ) as event
-    from text.`{path}`
+with current_rows as (
+    select
+        source_table,
+        from_json(pk, 'map<string, string>')['id'] as id,
+        to_json(map_from_entries(array_sort(map_entries(from_json(row, 'map<string, string>'))))) as row
+    from {{{{ ref('cdc_current') }}}}
+    where source_vendor = 'debezium'
 ),
 
-keyed_events as (
+job_rows as (
     select
-        event.op as op,
-        event.after as after,
-        row_number() over (
-            partition by event.source.db, event.source.`table`, coalesce(event.after['id'], event.before['id'])
-            order by cast(regexp_extract(event.source.file, '([0-9]+)$', 1) as bigint) desc,
-                event.source.pos desc, event.source.`row` desc
-        ) as version_rank
-    from raw_events
+        concat(db, '.', `table`) as source_table,
+        id,
+        to_json(map_from_entries(array_sort(map_entries(after)))) as row
+    from parquet.`{path}`
 )
 
-select
-    count(*) as naive_rows,
-    coalesce(bit_xor(xxhash64(to_json(after))), 0) as after_fingerprint
-from keyed_events
-where version_rank = 1 and op != 'd'
+select{COUNT_COLUMNS},
+    (select count(*) from current_rows) as current_keys,
+    (select count(*) from job_rows) as job_keys,
+    (select count(*)
+        from current_rows
+        full outer join job_rows
+            on current_rows.source_table = job_rows.source_table and current_rows.id = job_rows.id
+        where current_rows.row is null or job_rows.row is null or current_rows.row != job_rows.row
+    ) as differing_rows
 """
 
 
@@ -344,40 +359,40 @@ def print_report(figures: dict) -> None:
     print()
     print(f"== CDC benchmark: {figures['events']:,} events over {figures['keys']:,} keys "
           f"(+ {figures['batch_events']:,}-event incremental batch), {figures['machine']['cpus']} CPUs ==")
-    header = f"{'step':<38} {'events':>12} {'keys':>10} {'seconds':>9} {'events/s':>11}"
+    header = f"{'step':<42} {'events':>12} {'seconds':>9} {'events/s':>11}"
     print(header)
     print("-" * len(header))
-    for name in ("full_build", "incremental_1pct", "full_refresh", "naive_baseline", "naive_from_raw"):
-        step = steps.get(name)
-        if step is None:
-            continue
-        print(f"{step['label']:<38} {step['events']:>12,} {figures['keys']:>10,} {step['seconds']:>9.1f} "
-              f"{step['events_per_s']:>11,.0f}")
+    for step in steps.values():
+        events = f"{step['events']:,}" if step["events"] is not None else "-"
+        per_s = f"{step['events_per_s']:,.0f}" if step["events_per_s"] is not None else "-"
+        print(f"{step['label']:<42} {events:>12} {step['seconds']:>9.1f} {per_s:>11}")
     print("-" * len(header))
-    print(f"{'fixed start cost (no-op cdc-dbt run)':<62} {figures['fixed_start_seconds']:>9.1f} s")
-    print(f"{'  of which process start (cdc-dbt run, empty selection)':<62} "
-          f"{figures['process_start_seconds']:>9.1f} s")
-    print(f"{'incremental / full-refresh time':<62} {figures['incremental_to_full_refresh_ratio']:>11.3f}")
+    print()
+    print(f"{'ratio':<32} {'value':>7} {'target':>8}  met")
+    for ratio in figures["ratios"]:
+        note = f"  ({ratio['aim']})" if ratio["aim"] else ""
+        print(f"{ratio['name']:<32} {ratio['value']:>7.2f} {'<= ' + format(ratio['target'], 'g'):>8}  "
+              f"{'met' if ratio['met'] else 'NOT met'}{note}")
+    print()
     load, cpus = figures["machine"]["max_load_average_1min"], figures["machine"]["cpus"]
     note = "  (busier than the CPUs: other processes inflate the times)" if cpus and load > cpus + 0.5 else ""
     print(f"{'highest 1-min load average after a step':<62} {load:>11.2f}{note}")
     changed = figures["project_files_changed_during"]
     print(f"{'project files unchanged during the run':<62} {not changed!s:>11}"
           + (f"  (changed by: {', '.join(changed)}; steps before and after ran different code)" if changed else ""))
-    print(f"{'generation of the landing files':<62} {figures['generation_seconds']:>9.1f} s")
+    print(f"{'generation of the landing files (s)':<62} {figures['generation_seconds']:>11.1f}")
     rows = figures["rows"]
     print(f"{'rows in cdc_current':<62} {rows['cdc_current']:>11,}")
     print(f"{'rows in cdc_history':<62} {rows['cdc_history']:>11,}")
     check = figures["correctness"]
-    print(f"{'keys in bench_naive_current / in cdc_current':<50} {check['naive_keys']:>11,} / "
+    print(f"{'keys in the hand-written job / in cdc_current':<50} {check['handwritten_keys']:>11,} / "
           f"{check['cdc_current_keys']:,}")
-    print(f"{'rows differing (naive vs cdc_current, expected 0)':<62} {check['differing_rows']:>11,}")
-    if check.get("raw_naive_keys") is not None:
-        print(f"{'keys in the naive dedupe of the raw files':<62} {check['raw_naive_keys']:>11,}")
+    print(f"{'rows differing (job vs cdc_current, expected 0)':<62} {check['differing_rows']:>11,}")
     print(f"{'incremental result == full refresh (fingerprints)':<62} "
           f"{check['incremental_equals_full_refresh']!s:>11}")
     print(f"{'expected live keys (generator)':<62} {check['expected_live_keys']:>11,}")
-    print_model_breakdown(figures["model_seconds"])
+    print_model_breakdown({name: figures["model_seconds"][name]
+                           for name in ("full build", "no-op run", "incremental")})
 
 
 def print_model_breakdown(model_seconds: dict[str, dict[str, float]]) -> None:
@@ -406,8 +421,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--work-dir", type=Path, default=None,
                         help="empty or new folder for landing files, Spark state and logs (default: a fresh temp dir)")
     parser.add_argument("--seed", type=int, default=20240601, help="random seed of the generator")
-    parser.add_argument("--skip-raw-naive", action="store_true",
-                        help="do not time the naive dedupe straight from the raw landing files")
     args = parser.parse_args(argv)
     if args.events < 1:
         parser.error("--events must be at least 1")
@@ -452,7 +465,7 @@ def main(argv: list[str] | None = None) -> int:
     debezium_dir = work / "landing" / "debezium"
     debezium_dir.mkdir(parents=True)
     (work / "logs").mkdir()
-    runner = Runner(work=work, env=benchmark_env(work), total_steps=9 if args.skip_raw_naive else 10)
+    runner = Runner(work=work, env=benchmark_env(work), total_steps=10)
     print(f"work folder: {work}", flush=True)
 
     events, keys = args.events, args.keys
@@ -472,17 +485,22 @@ def main(argv: list[str] | None = None) -> int:
 
     steps: dict[str, dict] = {}
 
-    def record(name: str, label: str, seconds: float, step_events: int) -> None:
+    def record(name: str, label: str, seconds: float, step_events: int | None) -> None:
         steps[name] = {"label": label, "seconds": round(seconds, 2), "events": step_events,
-                       "events_per_s": round(rate(step_events, seconds), 1)}
+                       "events_per_s": round(rate(step_events, seconds), 1) if step_events else None}
 
+    total = events + batch_events
+    job_output = work / "handwritten" / "current"
     try:
         seed_seconds, _ = runner.cdc_dbt("seed", ["seed"])
+        record("bare_spark_start", "bare Spark start (session + select 1)",
+               runner.bare_spark_start("bare Spark start"), None)
+        record("handwritten_job", "hand-written PySpark job",
+               runner.handwritten_job("hand-written job", debezium_dir, job_output), events)
         seconds, _ = runner.cdc_dbt("full build", ["run"])
         record("full_build", "full build (cdc-dbt run)", seconds, events)
-        fixed_seconds, _ = runner.cdc_dbt("no-op run", ["run"])
-        # selects nothing (the model is disabled without the var): JVM, Spark session and dbt parse only
-        start_seconds, _ = runner.cdc_dbt("start only", ["run", "--select", "bench_naive_current"])
+        seconds, _ = runner.cdc_dbt("no-op run", ["run"])
+        record("noop_run", "no-op run (cdc-dbt run, nothing new)", seconds, 0)
 
         generate_batch(feed, batch_events, debezium_dir / "orders-incremental-0001.jsonl")
         print(f"wrote a {batch_events:,}-event batch (positions up to mysql-bin.{feed.file_no:06d}:{feed.pos})",
@@ -491,28 +509,22 @@ def main(argv: list[str] | None = None) -> int:
         record("incremental_1pct", "incremental 1 % batch (cdc-dbt run)", seconds, batch_events)
         _, after_incremental = runner.show("counts after incremental", counts_sql())
 
-        total = events + batch_events
         seconds, _ = runner.cdc_dbt("full refresh", ["run", "--full-refresh"])
         record("full_refresh", "full refresh (--full-refresh)", seconds, total)
-
-        seconds, _ = runner.cdc_dbt("naive baseline", ["run", "--select", "bench_naive_current",
-                                                       "--vars", BENCH_VARS])
-        record("naive_baseline", "naive baseline (bench_naive_current)", seconds, total)
-
-        raw_naive = None
-        if not args.skip_raw_naive:
-            seconds, raw_naive = runner.show("naive from raw files", raw_naive_sql(debezium_dir))
-            record("naive_from_raw", "naive dedupe from raw files (show)", seconds, total)
-
-        _, final = runner.show("counts and comparison", comparison_sql(), ["--vars", BENCH_VARS])
+        record("handwritten_job_total", "hand-written PySpark job (N + batch)",
+               runner.handwritten_job("hand-written job again", debezium_dir, job_output), total)
+        _, final = runner.show("comparison", comparison_sql(job_output))
     except StepFailed as failed:
         print(f"run_benchmark: {failed}", file=sys.stderr)
         return 1
 
-    incremental_equal = (after_incremental["current_fingerprint"] == final["current_fingerprint"]
-                         and after_incremental["history_fingerprint"] == final["history_fingerprint"]
-                         and after_incremental["current_rows"] == final["current_rows"]
-                         and after_incremental["history_rows"] == final["history_rows"])
+    incremental_equal = all(after_incremental[name] == final[name] for name in (
+        "current_rows", "history_rows", "current_fingerprint", "history_fingerprint"))
+    ratios = []
+    for name, numerator, denominator, target, aim in RATIOS:
+        value = steps[numerator]["seconds"] / steps[denominator]["seconds"]
+        ratios.append({"name": name, "value": round(value, 4), "target": target, "met": value <= target,
+                       "aim": aim})
     figures = {
         "events": events,
         "keys": keys,
@@ -521,25 +533,21 @@ def main(argv: list[str] | None = None) -> int:
         "work_dir": str(work),
         "generation_seconds": round(generation_seconds, 2),
         "seed_seconds": round(seed_seconds, 2),
-        "fixed_start_seconds": round(fixed_seconds, 2),
-        "process_start_seconds": round(start_seconds, 2),
         "steps": steps,
-        "incremental_to_full_refresh_ratio": round(steps["incremental_1pct"]["seconds"]
-                                                   / steps["full_refresh"]["seconds"], 4),
+        "ratios": ratios,
         "rows": {"cdc_current": final["current_rows"], "cdc_history": final["history_rows"],
                  "after_incremental": {"cdc_current": after_incremental["current_rows"],
                                        "cdc_history": after_incremental["history_rows"]}},
         "correctness": {
-            "naive_keys": final["naive_rows"],
-            "cdc_current_keys": final["current_rows"],
+            "handwritten_keys": final["job_keys"],
+            "cdc_current_keys": final["current_keys"],
             "differing_rows": final["differing_rows"],
-            "raw_naive_keys": raw_naive["naive_rows"] if raw_naive else None,
             "incremental_equals_full_refresh": incremental_equal,
             "expected_live_keys": sum(feed.alive),
         },
         "model_seconds": {name: runner.model_seconds(label) for name, label in (
             ("full build", "full build"), ("no-op run", "no-op run"), ("incremental", "incremental run"),
-            ("full refresh", "full refresh"), ("naive", "naive baseline"))},
+            ("full refresh", "full refresh"))},
         "generator": {"seed": args.seed, "initial": initial_counts,
                       "total": dict(feed.counts), "duplicates": events - unique},
         "project_files_changed_during": runner.changed_during,

@@ -55,10 +55,19 @@ class AvroFileDamaged(ValueError):
 
 def read_avro(path: str) -> AvroRead:
     """Every datum of the file as canonical JSON text; never raises for a damaged file."""
-    records: list[str] = []
     try:
         with open(path, "rb") as handle:
             data = handle.read()
+    except OSError as exc:
+        return AvroRead([], f"{type(exc).__name__}: {exc}")
+    return read_avro_bytes(data)
+
+
+def read_avro_bytes(data: bytes | None) -> AvroRead:
+    """The same for a file's content (what Spark's binaryFile source hands the UDF)."""
+    records: list[str] = []
+    try:
+        data = bytes(data or b"")
         if not data:
             return AvroRead(records, "empty file (0 bytes): no Avro header")
         _decode_container(data, records)

@@ -1,6 +1,6 @@
 """Registers the project's Python functions on a SparkSession.
 
-Everything here is a thin wrapper: the logic lives in pure modules (landing.py, debezium.py,
+Everything here is a thin wrapper: the logic lives in pure modules (avro.py, qlik.py,
 ...) that pytest calls with plain values. Models that call these functions must be tables or
 incremental models, because Spark refuses views over temporary functions.
 """
@@ -11,9 +11,9 @@ import importlib
 from collections.abc import Callable
 
 from pyspark.sql import SparkSession
-from pyspark.sql.functions import udf, udtf
+from pyspark.sql.functions import udf
 
-from python_udfs import landing
+from python_udfs import avro
 from python_udfs.contract import PARSED_RECORD_DDL, quarantine
 
 # vendor -> "module:function" of its parser; a vendor is enabled in SQL when its parser is here.
@@ -26,23 +26,15 @@ VENDOR_PARSERS = {
 }
 
 # The function whose presence tells a model that it runs inside cdc-dbt (see macros/cdc/_require_udfs.sql).
-MARKER_FUNCTION = "cdc_landing_files"
+MARKER_FUNCTION = "cdc_avro_records"
+AVRO_RECORDS_DDL = "struct<records: array<string>, error: string>"
 
 
-@udtf(returnType="path: string, size_bytes: bigint, mtime_ns: bigint")
-class LandingFiles:
-    """cdc_landing_files(landing_dir, vendor): the files of one vendor folder."""
-
-    def eval(self, landing_dir: str, vendor: str):
-        yield from landing.list_landing_files(landing_dir, vendor)
-
-
-@udtf(returnType="record_no: int, raw: string, read_error: string")
-class LandingRecords:
-    """cdc_landing_records(path): one row per record of a landing file."""
-
-    def eval(self, path: str):
-        yield from landing.read_landing_file(path)
+def avro_records(content: bytes | None) -> dict:
+    """cdc_avro_records(content): the data of one Avro container file, each datum as JSON text,
+    and what stopped the read (null for a whole file). The landing SQL numbers them."""
+    records, error = avro.read_avro_bytes(content)
+    return {"records": records, "error": error}
 
 
 def safe_parser(parse: Callable[[str | None], list[dict]]) -> Callable[[str | None, str | None], list[dict]]:
@@ -71,9 +63,8 @@ def load_parser(vendor: str) -> Callable[[str | None], list[dict]]:
 
 def register_all(spark: SparkSession) -> list[str]:
     """Register every project function; returns their SQL names."""
-    spark.udtf.register("cdc_landing_files", LandingFiles)
-    spark.udtf.register("cdc_landing_records", LandingRecords)
-    names = ["cdc_landing_files", "cdc_landing_records"]
+    spark.udf.register(MARKER_FUNCTION, udf(avro_records, AVRO_RECORDS_DDL))
+    names = [MARKER_FUNCTION]
     for vendor in VENDOR_PARSERS:
         name = f"cdc_parse_{vendor}"
         parser = udf(safe_parser(load_parser(vendor)), PARSED_RECORD_DDL, useArrow=True)

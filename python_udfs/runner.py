@@ -11,12 +11,15 @@ summary: events per vendor, quarantined records, rows in cdc_current and cdc_his
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
+# a landing folder given as a URI (s3a://bucket/landing, file:/data/landing) is passed to Spark as is
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:/")
 LOG4J_CONFIG = Path(__file__).resolve().with_name("log4j2.properties")
 
 
@@ -52,8 +55,19 @@ def configure_environment() -> None:
     # Spark's Python workers must use this interpreter (the venv's), not whatever `python3` is.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    for name in ("CDC_SPARK_DIR", "CDC_LANDING_DIR"):
-        os.environ[name] = str(Path(os.environ[name]).resolve())
+    os.environ["CDC_SPARK_DIR"] = str(Path(os.environ["CDC_SPARK_DIR"]).resolve())
+    if not _URI.match(os.environ["CDC_LANDING_DIR"]):  # s3a://, gs://, hdfs://... are Spark's to resolve
+        os.environ["CDC_LANDING_DIR"] = str(Path(os.environ["CDC_LANDING_DIR"]).resolve())
+
+
+def check_landing_dir(command: str) -> None:
+    """A local landing folder that does not exist is a typo, not an empty feed: say so before Spark
+    starts (Spark's own error would be PATH_NOT_FOUND from deep inside a model)."""
+    landing = os.environ["CDC_LANDING_DIR"]
+    if command in ("run", "build") and not _URI.match(landing) and not Path(landing).is_dir():
+        _fail(f"CDC_LANDING_DIR={landing} is not a folder. Point it at the folder that holds one sub-folder "
+              f"per vendor (debezium/, qlik/, ...; README 'Your own feeds'), or unset it to read the bundled "
+              f"samples in {PROJECT_DIR / 'data' / 'landing'}.")
 
 
 def build_spark_session(master: str | None = None, *, app_name: str = "cdc-dbt",
@@ -141,6 +155,9 @@ def main(argv: list[str] | None = None) -> None:
               "Runs dbt with the project's Python UDFs registered on a local Spark session.\n"
               "Env: CDC_LANDING_DIR (input, default data/landing), CDC_SPARK_DIR (state, default .spark).")
         raise SystemExit(0)
+    check_java()
+    configure_environment()
+    check_landing_dir(args[0])
     spark = start()
     os.chdir(PROJECT_DIR)
     if ensure_reference_seeds(spark, args) != 0:

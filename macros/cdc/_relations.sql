@@ -82,3 +82,21 @@ untouched_rows as (
         and existing.pk = affected_keys.pk
 ),
 {% endmacro %}
+
+{#- The comment a cdc_merge model's SQL starts with when no change event arrived since its last
+    merge (checked with one cheap query); the materialization then writes nothing. -#}
+{% macro cdc_nothing_to_merge_marker() %}
+    {{ return('-- cdc_merge: nothing to merge') }}
+{% endmacro %}
+
+{#- True when this cdc_merge model is incremental and `events` has nothing newer than its
+    watermark: a run with nothing new costs one query, not a rewrite. -#}
+{% macro cdc_nothing_to_merge(events) %}
+    {%- if not execute or not cdc_is_incremental() -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {%- set newer -%}
+        select 1 from {{ events }} where loaded_at > {{ _cdc_merged_through() }} limit 1
+    {%- endset -%}
+    {{ return(run_query(newer) | length == 0) }}
+{% endmacro %}

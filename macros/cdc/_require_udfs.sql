@@ -3,7 +3,7 @@
     commands that run model SQL check (compiling, docs and linting need no UDFs). -#}
 {% macro cdc_require_udfs() %}
     {%- if execute and flags.WHICH in ('run', 'build', 'show', 'test', 'retry') -%}
-        {%- set found = run_query("show user functions like 'cdc_landing_files'") -%}
+        {%- set found = run_query("show user functions like 'cdc_avro_records'") -%}
         {%- if found | length == 0 -%}
             {%- set msg -%}
 Model {{ this.identifier }} calls the project's Python UDFs, which are not registered in this Spark session.

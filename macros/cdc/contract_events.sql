@@ -117,7 +117,9 @@ select
     _source_file,
     record_no as _record_no,
     record_index as _record_index,
+    -- when the event became ready for the event log: int_cdc__change_events shows it as loaded_at
     _parsed_at,
+    '{{ invocation_id }}' as _run_id,
     -- the text as read, kept only where someone has to look at it
     case when _quarantine_reason is not null then raw end as _raw,
     _quarantine_reason,

@@ -3,8 +3,12 @@
     materialized='cdc_merge'; cdc_current shows the rows that are not deleted. -#}
 {% macro cdc_current_state_rows(events, history) %}
     {%- if events is none or history is none -%}
-        {{ exceptions.raise_compiler_error("cdc_current_state_rows needs events=ref('int_cdc__change_events') and history=ref('cdc_history')") }}
+        {{ exceptions.raise_compiler_error("cdc_current_state_rows needs events=ref('int_cdc__change_events') and history=ref('int_cdc__history_merged')") }}
     {%- endif -%}
+    {%- if cdc_nothing_to_merge(events) -%}
+{{ cdc_nothing_to_merge_marker() }}
+select * from {{ this }} where false
+    {%- else -%}
     {%- set incremental = cdc_is_incremental() -%}
     {%- set state_columns = ['source_vendor', 'source_table', 'pk', 'row', 'op', 'is_deleted', 'sequence',
                              'source_committed_at', 'event_id', '_bucket'] -%}
@@ -46,4 +50,5 @@ from (
     select * from untouched_rows
     {%- endif %}
 ) as current_rows
+    {%- endif %}
 {% endmacro %}

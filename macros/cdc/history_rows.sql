@@ -1,10 +1,14 @@
 {#- One row per version of every key (DESIGN §6; DECISIONLOG D3-D6), for the keys the new
-    events touch (incremental) or for all keys (first run, --full-refresh). Used by cdc_history
+    events touch (incremental) or for all keys (first run, --full-refresh). Used by int_cdc__history_merged
     with materialized='cdc_merge'. -#}
 {% macro cdc_history_rows(events) %}
     {%- if events is none -%}
         {{ exceptions.raise_compiler_error("cdc_history_rows needs events=ref('int_cdc__change_events')") }}
     {%- endif -%}
+    {%- if cdc_nothing_to_merge(events) -%}
+{{ cdc_nothing_to_merge_marker() }}
+select * from {{ this }} where false
+    {%- else -%}
     {%- set incremental = cdc_is_incremental() -%}
     {%- set history_columns = ['source_vendor', 'source_table', 'pk', 'version_number', 'row', 'op', 'is_deleted', 'is_current',
                                'valid_from', 'valid_to', 'valid_from_sequence', 'valid_to_sequence',
@@ -74,6 +78,7 @@ from (
     select * from untouched_rows
     {%- endif %}
 ) as history_rows
+    {%- endif %}
 {% endmacro %}
 
 {#- CTEs ending in `timelines`: per key, its unique events (and the truncates of its table)

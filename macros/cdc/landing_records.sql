@@ -1,5 +1,12 @@
 {#- One row per record of the vendor's landing files that this model has not read before,
-    plus one row (record_no 0, raw null) per new file so that empty files reach the ledger. -#}
+    plus one row (record_no 0, raw null) per new file so that empty files reach the ledger.
+
+    Files are read with Spark's own `binaryFile` source, so any path Spark can read works
+    (`file:`, `s3a://`, `gs://`, `abfss://`, `hdfs://`). Two steps: a listing query (names,
+    sizes and times only; no file is opened) picks the files not read before, then the content
+    query names exactly those paths, a filter the file source applies before it opens a file.
+    Splitting a file into records is SQL (DECISIONLOG D8); only Avro container files go through
+    a Python function (`cdc_avro_records`), because their framing is binary. -#}
 {% macro cdc_landing_records(vendor) %}
     {%- set vendors = cdc_known_vendors() -%}
     {%- if vendor not in vendors -%}
@@ -8,37 +15,40 @@ cdc_landing_records: vendor '{{ vendor }}' is not a landing folder. Write one of
         {%- endset -%}
         {{ exceptions.raise_compiler_error(msg) }}
     {%- endif -%}
-    {{ cdc_require_udfs() }}
-    {%- set landing_dir = var('cdc_landing_dir') | replace("\\", "\\\\") | replace("'", "\\'") -%}
+    {%- if vendor == 'datastream' -%}
+        {{ cdc_require_udfs() }}  {#- Avro files are decoded by cdc_avro_records -#}
+    {%- endif -%}
+    {#- lists the folder (creating the view the content query reads) and picks the unread files -#}
+    {%- set new_files = _cdc_new_landing_files(vendor) -%}
 -- cdc_landing_records: new files of {{ vendor }}/ under the landing folder
-with listed_files as (
+with
+{% if new_files | length > 0 %}
+new_files as (
     select
         path,
-        size_bytes,
-        mtime_ns
-    from cdc_landing_files('{{ landing_dir }}', '{{ vendor }}')
+        length as size_bytes,
+        unix_micros(modificationTime) * 1000 as mtime_ns,
+        content
+    from {{ _cdc_landing_view_name(vendor) }}
+    where path in (
+        {%- for path in new_files %}
+        '{{ path | replace("\\", "\\\\") | replace("'", "\\'") }}'{% if not loop.last %},{% endif %}
+        {%- endfor %}
+    )
 ),
-
+{% else %}
+-- no new file: nothing is opened
 new_files as (
-    select listed_files.*
-    from listed_files
-    {%- if is_incremental() %}
-        left anti join (select distinct _source_file from {{ this }}) as read_before
-            on listed_files.path = read_before._source_file
-    {%- endif %}
-),
-
-file_records as (
     select
-        new_files.path,
-        new_files.size_bytes,
-        new_files.mtime_ns,
-        file_record.record_no,
-        file_record.raw,
-        file_record.read_error
-    from new_files,
-        lateral cdc_landing_records(new_files.path) as file_record
+        cast(null as string) as path,
+        cast(null as bigint) as size_bytes,
+        cast(null as bigint) as mtime_ns,
+        cast(null as binary) as content
+    where false
 ),
+{% endif %}
+
+{{ _cdc_split_landing_files('new_files') }}
 
 file_markers as (
     select
@@ -67,4 +77,177 @@ from (
     union all
     select * from file_records
 ) as all_rows
+{% endmacro %}
+
+{#- The vendor's files in the landing folder, as a temporary view over Spark's binaryFile source
+    (re-created on every call, so it lists what is there now): `path`, `length`,
+    `modificationTime`, `content`. The folder and its sub-folders are searched for *.jsonl,
+    *.json, *.txt and *.avro; Spark skips names starting with `.` or `_` (files being written). -#}
+{% macro _cdc_landing_view(vendor) %}
+    {%- set view_name = _cdc_landing_view_name(vendor) -%}
+    {%- if execute -%}
+        {%- set landing_dir = var('cdc_landing_dir') | replace("\\", "\\\\") | replace("'", "\\'") -%}
+        {%- do run_query(
+            "create or replace temporary view " ~ view_name ~ " using binaryFile options ("
+            ~ "path '" ~ landing_dir ~ "', recursiveFileLookup 'true', pathGlobFilter '*.{jsonl,json,txt,avro}')"
+        ) -%}
+    {%- endif -%}
+    {{ return(view_name) }}
+{% endmacro %}
+
+{% macro _cdc_landing_view_name(vendor) %}
+    {{ return('cdc_landing_files__' ~ vendor) }}
+{% endmacro %}
+
+{#- Paths of the vendor's files this model has not read: the listing touches no file content. -#}
+{% macro _cdc_new_landing_files(vendor) %}
+    {%- if not execute -%}
+        {{ return([]) }}
+    {%- endif -%}
+    {%- set listing -%}
+select listed.path
+from {{ _cdc_landing_view(vendor) }} as listed
+where {{ _cdc_in_vendor_folder('listed.path', vendor) }}
+{%- if is_incremental() %}
+    and not exists (
+        select 1
+        from {{ this }} as read_before
+        where read_before.record_no = 0
+            and read_before._source_file = listed.path
+    )
+{%- endif %}
+order by listed.path
+    {%- endset -%}
+    {{ return(run_query(listing).columns[0].values() | list) }}
+{% endmacro %}
+
+{#- Whether a listed file lies in `<landing folder>/<vendor>/` (or below it). Paths come back as
+    URIs (`file:/data/landing/debezium/a.jsonl`), so the folder is matched without its scheme. -#}
+{% macro _cdc_in_vendor_folder(path_expression, vendor) %}
+    {%- set landing_dir = var('cdc_landing_dir') | trim -%}
+    {%- set folder = modules.re.sub('^[A-Za-z][A-Za-z0-9+.-]*:/*', '', landing_dir).strip('/') -%}
+    {%- set folder = ('/' ~ folder ~ '/' if folder else '/') ~ vendor ~ '/' -%}
+    contains({{ path_expression }}, '{{ folder | replace("\\", "\\\\") | replace("'", "\\'") }}')
+{% endmacro %}
+
+{#- CTEs ending in `file_records` (path, size_bytes, mtime_ns, record_no, raw, read_error): the
+    records of each file (DECISIONLOG D8). A text file loses one leading `/* ... */` licence
+    block; if the rest is one JSON document, an array gives one record per element, an object
+    whose values are all messages one record per value, any other document one record; else
+    every line is a record (an empty line too: the parser quarantines it). An Avro file gives
+    one record per datum; its damaged rest, or an empty file, one record with `read_error`. -#}
+{% macro _cdc_split_landing_files(files) %}
+    {%- set envelope_keys = ['payload', 'op', 'before', 'after', 'source', 'schema', 'value', 'topic', 'data',
+                             'headers', 'magic', 'type', 'uuid', 'data_change_record', 'mods', 'sequenceId'] -%}
+    {%- set envelope = "array('" ~ envelope_keys | join("', '") ~ "')" -%}
+text_files as (
+    select
+        path,
+        size_bytes,
+        mtime_ns,
+        case
+            when ltrim(cast(content as string)) like '/*%'
+                then regexp_replace(cast(content as string), '^\\s*/\\*(?s:.*?)\\*/\\s*', '')
+            else cast(content as string)
+        end as body
+    from {{ files }}
+    where not endswith(lower(path), '.avro')
+),
+
+text_lines as (
+    select
+        *,
+        -- the final newline ends the last record, it does not start an empty one
+        split(regexp_replace(body, '\n$', ''), '\n') as lines
+    from text_files
+),
+
+text_shapes as (
+    select
+        *,
+        case
+            when trim(body) = '' then 'empty'
+            -- several lines that each start a JSON value: newline-delimited records
+            when size(filter(lines, line -> trim(line) != '')) > 1
+                and try_parse_json(filter(lines, line -> trim(line) != '')[0]) is not null then 'lines'
+            when json_array_length(body) is not null then 'array'
+            when from_json(body, 'map<string,string>') is not null then 'object'
+            else 'lines'
+        end as shape
+    from text_lines
+),
+
+text_records as (
+    select
+        path,
+        size_bytes,
+        mtime_ns,
+        case shape
+            when 'empty' then cast(array() as array<string>)
+            when 'lines' then transform(lines, line -> regexp_replace(line, '\r+$', ''))
+            when 'array' then transform(from_json(body, 'array<string>'), element -> coalesce(element, 'null'))
+            when 'object' then case
+                -- an object whose values are all messages, none of its keys an envelope field
+                when not arrays_overlap(map_keys(from_json(body, 'map<string,string>')), {{ envelope }})
+                    and forall(
+                        map_values(from_json(body, 'map<string,string>')),
+                        member -> startswith(ltrim(member), '{')
+                            and arrays_overlap(json_object_keys(member), {{ envelope }})
+                    )
+                    then map_values(from_json(body, 'map<string,string>'))
+                else array(trim(body))
+            end
+        end as records,
+        cast(null as string) as read_error
+    from text_shapes
+),
+
+avro_records as (
+    select
+        path,
+        size_bytes,
+        mtime_ns,
+        avro.records,
+        avro.error as read_error
+    from (
+        select
+            path,
+            size_bytes,
+            mtime_ns,
+            cdc_avro_records(content) as avro
+        from {{ files }}
+        where endswith(lower(path), '.avro')
+    ) as decoded
+),
+
+file_records as (
+    select
+        path,
+        size_bytes,
+        mtime_ns,
+        record_no + 1 as record_no,
+        raw,
+        cast(null as string) as read_error
+    from (
+        select
+            *,
+            posexplode(records) as (record_no, raw)
+        from (
+            select path, size_bytes, mtime_ns, records from text_records
+            union all
+            select path, size_bytes, mtime_ns, records from avro_records
+        ) as all_files
+    ) as exploded
+    union all
+    -- what stopped an Avro read: one more record after the good ones
+    select
+        path,
+        size_bytes,
+        mtime_ns,
+        size(records) + 1 as record_no,
+        cast(null as string) as raw,
+        read_error
+    from avro_records
+    where read_error is not null
+),
 {% endmacro %}

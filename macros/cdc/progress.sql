@@ -4,17 +4,18 @@
 {% macro cdc_log_landing_progress(vendor) %}
     {%- if execute and vendor -%}
         {%- set counts -%}
+-- every file has one marker row (record_no 0), so files are counted without a distinct
 select
-    count(distinct case when _run_id = '{{ invocation_id }}' then _source_file end) as files_now,
-    count_if(_run_id = '{{ invocation_id }}' and record_no > 0) as records_now,
-    count(distinct _source_file) as files_so_far,
+    count_if(record_no = 0 and _run_id = '{{ invocation_id }}') as files_now,
+    count_if(record_no > 0 and _run_id = '{{ invocation_id }}') as records_now,
+    count_if(record_no = 0) as files_so_far,
     count_if(record_no > 0) as records_so_far
 from {{ this }}
         {%- endset -%}
         {%- set row = run_query(counts).rows[0] -%}
         {{ log(
             "cdc progress: " ~ vendor ~ ": read " ~ row[0] ~ " new files, " ~ row[1] ~ " records in this run; "
-            ~ row[2] ~ " files, " ~ row[3] ~ " records so far",
+            ~ row[2] ~ " files, " ~ row[3] ~ " records so far (" ~ var('cdc_landing_dir') ~ "/" ~ vendor ~ ")",
             info=true
         ) }}
     {%- endif -%}

@@ -23,6 +23,18 @@
 
     {{ run_hooks(pre_hooks) }}
 
+    {#- Nothing arrived since the last merge and no publish is left unfinished: the model SQL
+        says so (cdc_nothing_to_merge) and no table is touched. -#}
+    {%- if incremental and cdc_nothing_to_merge_marker() in sql
+        and adapter.get_relation(database=staging.database, schema=staging.schema, identifier=staging.identifier) is none -%}
+        {{ log("cdc_merge: " ~ this.identifier ~ ": no new change events since the last merge", info=false) }}
+        {%- call statement('main') -%}
+            select 0 as merged_rows
+        {%- endcall -%}
+        {{ run_hooks(post_hooks) }}
+        {{ return({'relations': [target]}) }}
+    {%- endif -%}
+
     {%- if incremental and adapter.get_relation(database=staging.database, schema=staging.schema, identifier=staging.identifier) is not none -%}
         {{ log("cdc_merge: " ~ this.identifier ~ ": finishing the publish a previous run left unfinished", info=true) }}
         {{ _cdc_publish(target, staging, watermark, file_format, unique_key, sequence_column) }}

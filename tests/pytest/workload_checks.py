@@ -1,6 +1,6 @@
-"""The end-to-end check every vendor's workload shares: deliver its batches to the landing
+"""The end-to-end check every vendor's workload shares: deliver the batches to the landing
 folder, `cdc-dbt run` after each, then `run --full-refresh`, and after both compare the
-project's `cdc_current` and `cdc_history` (and its quarantine) with the generator's oracle.
+project's `cdc_current` and `cdc_history` (and its quarantine) with each generator's oracle.
 
 The oracle's `expected.current` maps (source_table, pk) to the canonical row JSON and
 `expected.history` maps it to the versions [(op, is_deleted, row JSON), ...] in order.
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal
 from itertools import pairwise
 
@@ -31,29 +32,43 @@ def history_sql(vendor: str) -> str:
     )
 
 
-def run_end_to_end(project, vendor: str, workload, seed: int,
-                   extra_problems: Callable[[object], list[str]] | None = None) -> None:
-    """Every batch, a run each, then a full refresh; the oracle must hold after both."""
+@dataclass
+class Case:
+    """One vendor's workload in a shared end-to-end run."""
+
+    vendor: str
+    workload: object
+    seed: int
+    extra_problems: Callable[[object], list[str]] | None = None
+
+
+def run_end_to_end(project, cases: list[Case]) -> None:
+    """Every vendor's batches land together, a run after each batch index, then a full refresh;
+    every vendor's oracle must hold after both. One project for all vendors: each run costs
+    Spark's and dbt's fixed start once, not once per vendor."""
     project.run("seed")
-    for batch in workload.batches:
-        for landing_file in batch:
-            if hasattr(landing_file, "write"):
-                landing_file.write(project.landing_dir / vendor)
-            else:  # (name, lines)
-                project.write_landing_file(vendor, *landing_file)
+    for index in range(max(len(case.workload.batches) for case in cases)):
+        for case in cases:
+            for landing_file in case.workload.batches[index] if index < len(case.workload.batches) else []:
+                if hasattr(landing_file, "write"):
+                    landing_file.write(project.landing_dir / case.vendor)
+                else:  # (name, lines)
+                    project.write_landing_file(case.vendor, *landing_file)
         project.run("run")
-    for stage in (f"{len(workload.batches)} incremental runs", "a full refresh"):
+    for stage in ("the incremental runs", "a full refresh"):
         if stage == "a full refresh":
             project.run("run", "--full-refresh")
-        # quarantined records first: they usually explain the mismatches that follow
-        problems = (quarantine_problems(project, vendor)
-                    + (extra_problems(project) if extra_problems else [])
-                    + current_problems(project, vendor, workload.expected)
-                    + history_problems(project, vendor, workload.expected))
-        assert not problems, (
-            f"{vendor} after {stage}: {len(problems)} problems (replay with CDC_WORKLOAD_SEED={seed}); "
-            f"first {SHOW}:\n" + "\n".join(problems[:SHOW])
-        )
+        failures = []
+        for case in cases:
+            # quarantined records first: they usually explain the mismatches that follow
+            problems = (quarantine_problems(project, case.vendor)
+                        + (case.extra_problems(project) if case.extra_problems else [])
+                        + current_problems(project, case.vendor, case.workload.expected)
+                        + history_problems(project, case.vendor, case.workload.expected))
+            if problems:
+                failures.append(f"{case.vendor} after {stage}: {len(problems)} problems (replay with "
+                                f"CDC_WORKLOAD_SEED={case.seed}); first {SHOW}:\n" + "\n".join(problems[:SHOW]))
+        assert not failures, "\n\n".join(failures)
 
 
 def quarantine_problems(project, vendor: str) -> list[str]:

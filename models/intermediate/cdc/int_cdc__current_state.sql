@@ -4,4 +4,4 @@
     sequence_column='sequence'
 ) }}
 
-{{ cdc_current_state_rows(events=ref('int_cdc__change_events'), history=ref('cdc_history')) }}
+{{ cdc_current_state_rows(events=ref('int_cdc__change_events'), history=ref('int_cdc__history_merged')) }}

@@ -1,7 +1,19 @@
-{{ config(
-    materialized='cdc_merge',
-    unique_key=['source_vendor', 'source_table', 'pk', 'event_id'],
-    sequence_column='valid_from_sequence'
-) }}
+{{ config(materialized='view') }}
 
-{{ cdc_history_rows(events=ref('int_cdc__change_events')) }}
+-- Every version of every key (SCD type 2; DESIGN §6). The versions are merged incrementally in
+-- int_cdc__history_merged; this is what analysts query, without the merge's bucket column.
+select
+    source_vendor,
+    source_table,
+    pk,
+    version_number,
+    row,
+    op,
+    is_deleted,
+    is_current,
+    valid_from,
+    valid_to,
+    valid_from_sequence,
+    valid_to_sequence,
+    event_id
+from {{ ref('int_cdc__history_merged') }}

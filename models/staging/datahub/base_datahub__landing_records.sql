@@ -4,5 +4,5 @@
     post_hook="{{ cdc_log_landing_progress('datahub') }}"
 ) }}
 
--- depends_on: {{ source('landing', 'datahub') }} (the folder is read through a UDTF)
+-- depends_on: {{ source('landing', 'datahub') }} (the folder is read with Spark's binaryFile source)
 {{ cdc_landing_records(vendor='datahub') }}
