@@ -16,14 +16,16 @@ from pyspark.sql.functions import udf
 from python_udfs import avro
 from python_udfs.contract import PARSED_RECORD_DDL, quarantine
 
-# vendor -> "module:function" of its parser; a vendor is enabled in SQL when its parser is here.
+# vendor -> "module:function" of its parser UDF, for the vendors still parsed in Python.
 VENDOR_PARSERS = {
     "datastream": "python_udfs.datastream:parse_datastream",
-    "debezium": "python_udfs.debezium:parse_debezium",
-    "spanner": "python_udfs.spanner:parse_spanner",
     "qlik": "python_udfs.qlik:parse_qlik",
     "datahub": "python_udfs.datahub:parse_datahub",
 }
+# Vendors whose envelopes are flattened in Spark SQL (models/staging/<vendor>/base_<vendor>__parsed.sql):
+# they need no Python function. Their old Python parsers remain only as the oracle of the
+# differential test (tests/pytest/test_sql_parity.py).
+FLATTENED_IN_SQL = ("debezium", "spanner")
 
 # The function whose presence tells a model that it runs inside cdc-dbt (see macros/cdc/_require_udfs.sql).
 MARKER_FUNCTION = "cdc_avro_records"

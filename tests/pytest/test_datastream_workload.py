@@ -17,7 +17,6 @@ from itertools import pairwise
 
 import fastavro
 import pytest
-import workload_checks
 from conftest import CONFORMANCE_DIR, PROJECT_DIR
 from workloads.datastream import (
     CUSTOMERS,
@@ -580,9 +579,3 @@ def _update_insert_op() -> str:
                if row["source_vendor"].strip() == VENDOR}
     op = ops.get("UPDATE-INSERT", "update")
     return op if op in ("insert", "update") else "update"
-
-
-@pytest.mark.spark
-def test_datastream_workload_end_to_end(cdc_project):
-    workload = build_workload(WORKLOAD_SEED, update_insert_op=_update_insert_op())
-    workload_checks.run_end_to_end(cdc_project, VENDOR, workload, WORKLOAD_SEED)

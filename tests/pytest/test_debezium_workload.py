@@ -13,7 +13,6 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-import workload_checks
 from workloads.debezium import (
     CUSTOMERS,
     ORDER_LINES,
@@ -323,13 +322,4 @@ def test_primary_key_seed_has_the_workload_rows():
         pytest.skip(f"{PRIMARY_KEY_SEED.name} not written yet (the end-to-end test requires it)")
     assert _missing_seed_rows() == []
 
-
-# ---------------------------------------------------------------------------------------------
-# End to end: the project against the oracle
-# ---------------------------------------------------------------------------------------------
-
-@pytest.mark.spark
-def test_debezium_workload_end_to_end(cdc_project):
-    assert PRIMARY_KEY_SEED.exists() and _missing_seed_rows() == [], (
-        f"{PRIMARY_KEY_SEED} must hold {PRIMARY_KEY_SEED_ROWS}")
-    workload_checks.run_end_to_end(cdc_project, "debezium", build_workload(WORKLOAD_SEED), WORKLOAD_SEED)
+# The project against the oracle: tests/pytest/test_workloads_end_to_end.py (all vendors at once).

@@ -11,7 +11,6 @@ from collections import Counter
 from itertools import pairwise
 
 import pytest
-import workload_checks
 from workloads.qlik import (
     EMPLOYEES,
     FORMS,
@@ -20,7 +19,6 @@ from workloads.qlik import (
     SHARED_TOPIC,
     TABLES,
     TABLES_BY_NAME,
-    VENDOR,
     WIDENED,
     Ddl,
     FullLoadRead,
@@ -660,11 +658,4 @@ def test_timeline_entries():
     kinds = Counter(type(entry) for entry in history.timeline)
     assert kinds[Transaction] >= 150 and kinds[FullLoadRead] > 20 and kinds[Ddl] == 1
 
-
-# ---------------------------------------------------------------------------------------------
-# End to end: the project against the oracle
-# ---------------------------------------------------------------------------------------------
-
-@pytest.mark.spark
-def test_qlik_workload_end_to_end(cdc_project):
-    workload_checks.run_end_to_end(cdc_project, VENDOR, build_workload(WORKLOAD_SEED), WORKLOAD_SEED)
+# The project against the oracle: tests/pytest/test_workloads_end_to_end.py (all vendors at once).

@@ -12,7 +12,6 @@ from collections import Counter
 from itertools import pairwise
 
 import pytest
-import workload_checks
 from conftest import CONFORMANCE_DIR
 from workloads.spanner import (
     ALBUMS,
@@ -444,10 +443,3 @@ def _control_problems(project, workload) -> list[str]:
     if missing:
         problems.append(f"control: child partition tokens not in any control_json: {missing[:3]}")
     return problems
-
-
-@pytest.mark.spark
-def test_spanner_workload_end_to_end(cdc_project):
-    workload = build_workload(WORKLOAD_SEED)
-    workload_checks.run_end_to_end(cdc_project, VENDOR, workload, WORKLOAD_SEED,
-                                   extra_problems=lambda project: _control_problems(project, workload))

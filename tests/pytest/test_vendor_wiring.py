@@ -1,5 +1,6 @@
-"""Every vendor is wired in the three places that must agree: the dbt var `cdc_vendors`, the
-parser registry of the UDFs, and its staging folder with the three models and op codes."""
+"""Every vendor is wired in the places that must agree: the dbt var `cdc_vendors`, the parser
+registry of the UDFs or the list of vendors flattened in SQL, and its staging folder with the
+three models and op codes."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import yaml
 from conftest import PROJECT_DIR
 
 from python_udfs.landing import VENDORS
-from python_udfs.registration import VENDOR_PARSERS, load_parser
+from python_udfs.registration import FLATTENED_IN_SQL, VENDOR_PARSERS, load_parser
 
 
 def dbt_vendors() -> list[str]:
@@ -18,7 +19,8 @@ def dbt_vendors() -> list[str]:
 
 
 def test_dbt_var_and_parser_registry_name_the_same_vendors():
-    assert sorted(dbt_vendors()) == sorted(VENDOR_PARSERS)
+    assert sorted(dbt_vendors()) == sorted([*VENDOR_PARSERS, *FLATTENED_IN_SQL])
+    assert not set(VENDOR_PARSERS) & set(FLATTENED_IN_SQL)
     assert set(VENDOR_PARSERS) <= set(VENDORS)
 
 
@@ -30,5 +32,9 @@ def test_each_vendor_has_its_staging_models_parser_and_op_codes():
         for model in (f"base_{vendor}__landing_records", f"base_{vendor}__parsed",
                       f"stg_{vendor}__change_events"):
             assert (folder / f"{model}.sql").is_file(), f"{model}.sql missing in {folder}"
-        assert callable(load_parser(vendor))
+        parsed_sql = (folder / f"base_{vendor}__parsed.sql").read_text(encoding="utf-8")
+        if vendor in FLATTENED_IN_SQL:
+            assert "cdc_parsed_records" not in parsed_sql, f"{vendor} is flattened in SQL, not by a parser UDF"
+        else:
+            assert callable(load_parser(vendor))
         assert vendor in vendors_with_op_codes, f"no op codes for {vendor} in seeds/cdc_op_codes.csv"
