@@ -89,6 +89,9 @@ def build_spark_session(master: str | None = None, *, app_name: str = "cdc-dbt",
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.shuffle.partitions", os.environ.get("CDC_SHUFFLE_PARTITIONS", "4"))
         .config("spark.sql.sources.partitionOverwriteMode", "dynamic")
+        # the SQL flattening of a vendor envelope is deep: Spark's analyzer needs 90-odd passes
+        # over base_spanner__parsed, close to its default limit of 100
+        .config("spark.sql.analyzer.maxIterations", "500")
         .config("spark.sql.warehouse.dir", warehouse_dir or str(spark_dir / "warehouse"))
         .config("spark.hadoop.javax.jdo.option.ConnectionURL",
                 metastore_url or f"jdbc:derby:;databaseName={spark_dir / 'metastore_db'};create=true")

@@ -4,14 +4,18 @@
                                   identifier=this.identifier ~ '__cdc_' ~ suffix, type='table')) }}
 {% endmacro %}
 
-{#- True when a cdc_merge model can merge into what it built before: the target and its
-    watermark exist and no full refresh was asked for. -#}
+{#- True when this model adds to what it built before and no full refresh was asked for: for a
+    cdc_merge model the target and its watermark exist; for a cdc_append model the target exists.
+    The counterpart of dbt's `is_incremental()`, which is true only for materialized='incremental'. -#}
 {% macro cdc_is_incremental() %}
     {%- if not execute or should_full_refresh() -%}
         {{ return(false) }}
     {%- endif -%}
-    {%- set watermark = _cdc_side_relation('watermark') -%}
     {%- set target = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
+    {%- if model.config.materialized != 'cdc_merge' -%}
+        {{ return(target is not none) }}
+    {%- endif -%}
+    {%- set watermark = _cdc_side_relation('watermark') -%}
     {%- set stored_watermark = adapter.get_relation(database=watermark.database, schema=watermark.schema,
                                                     identifier=watermark.identifier) -%}
     {{ return(target is not none and stored_watermark is not none) }}

@@ -82,7 +82,8 @@ from (
 {% endmacro %}
 
 {#- CTEs ending in `timelines`: per key, its unique events (and the truncates of its table)
-    sorted into one array. -#}
+    sorted into one array. The events are distributed by key once; every later step groups by
+    the key and more, so Spark shuffles them only that once. -#}
 {% macro _cdc_key_timelines(events, incremental) %}
 keyed_events as (
     select keyed.*
@@ -94,13 +95,15 @@ keyed_events as (
         and keyed.pk = affected_keys.pk
     {%- endif %}
     where keyed.pk is not null
+    distribute by keyed.source_vendor, keyed.source_table, keyed.pk
 ),
 
--- a re-delivered event has the same event_id (DECISIONLOG D4)
+-- a re-delivered event has the same event_id (DECISIONLOG D4); the id is a hash over the key
+-- among others, so one id never spans two keys
 unique_event_ids as (
     select *
     from keyed_events
-    qualify row_number() over (partition by event_id order by _arrival) = 1
+    qualify row_number() over (partition by source_vendor, source_table, pk, event_id order by _arrival) = 1
 ),
 
 -- the same change of a key under two ids (e.g. a new vendor id on re-delivery) counts once
@@ -113,6 +116,7 @@ unique_changes as (
     ) = 1
 ),
 
+{%- if _cdc_has_truncates(events) %}
 truncates as (
     select *
     from {{ events }}
@@ -145,6 +149,13 @@ timeline_events as (
     select source_vendor, source_table, pk, event_id, op, after, sequence, _arrival, source_committed_at
     from truncated_keys
 ),
+{%- else %}
+-- no truncate in the event log: each key's timeline is its own events
+timeline_events as (
+    select source_vendor, source_table, pk, event_id, op, after, sequence, _arrival, source_committed_at
+    from unique_changes
+),
+{%- endif %}
 
 timelines as (
     select
@@ -179,6 +190,15 @@ timelines as (
     from timeline_events
     group by source_vendor, source_table, pk
 ),
+{% endmacro %}
+
+{#- Whether `events` holds a truncate at all (one small query); without one the timelines need
+    no join with the tables' keys. -#}
+{% macro _cdc_has_truncates(events) %}
+    {%- if not execute -%}
+        {{ return(true) }}
+    {%- endif -%}
+    {{ return(run_query("select 1 from " ~ events ~ " where op = 'truncate' limit 1") | length > 0) }}
 {% endmacro %}
 
 {#- Folds a sorted timeline into versions (DECISIONLOG D5/D6): a change lays its present

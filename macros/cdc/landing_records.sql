@@ -37,6 +37,9 @@ new_files as (
     )
 ),
 {% else %}
+{%- if cdc_is_incremental() %}
+{{ cdc_nothing_new_marker() }}
+{%- endif %}
 -- no new file: nothing is opened
 new_files as (
     select
@@ -108,7 +111,7 @@ from (
 select listed.path
 from {{ _cdc_landing_view(vendor) }} as listed
 where {{ _cdc_in_vendor_folder('listed.path', vendor) }}
-{%- if is_incremental() %}
+{%- if cdc_is_incremental() %}
     and not exists (
         select 1
         from {{ this }} as read_before

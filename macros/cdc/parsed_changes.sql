@@ -9,6 +9,7 @@
     {%- if parsed is none or position_sequence is none -%}
         {{ exceptions.raise_compiler_error("cdc_parsed_changes needs parsed=ref('base_<vendor>__parsed') and position_sequence=<vendor>_position_sequence(...)") }}
     {%- endif -%}
+{{ cdc_skip_unless_newer([parsed], '_parsed_at') }}
 source as (
     select *
     from {{ parsed }}

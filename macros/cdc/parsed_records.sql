@@ -4,13 +4,14 @@
     {%- if vendor is none or landing_records is none -%}
         {{ exceptions.raise_compiler_error("cdc_parsed_records needs vendor='<folder>' and landing_records=ref('base_<vendor>__landing_records')") }}
     {%- endif -%}
+    {{ cdc_skip_unless_newer([landing_records], '_loaded_at') }}
     {{ cdc_require_udfs() }}
 -- cdc_parsed_records: {{ vendor }} records parsed by cdc_parse_{{ vendor }}
 with landing as (
     select *
     from {{ landing_records }}
     where record_no > 0
-    {%- if is_incremental() %}
+    {%- if cdc_is_incremental() %}
         and _loaded_at > (select coalesce(max(_loaded_at), timestamp'1970-01-01') from {{ this }})
     {%- endif %}
 ),

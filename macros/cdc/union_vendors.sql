@@ -29,3 +29,12 @@
         '_source_file', '_record_no', '_record_index', '_parsed_at', '_run_id',
     ]) }}
 {% endmacro %}
+
+{#- [ref(<model of each vendor>), ...]: the same models cdc_union_vendors reads. -#}
+{% macro cdc_vendor_refs(model_pattern) %}
+    {%- set relations = [] -%}
+    {%- for vendor in cdc_vendors() -%}
+        {%- do relations.append(ref(model_pattern | replace('<vendor>', vendor))) -%}
+    {%- endfor -%}
+    {{ return(relations) }}
+{% endmacro %}

@@ -301,7 +301,16 @@
     {%- set type_text = spanner_strip("variant_get(spec.pending, '$', 'string')") -%}
     {%- set type_code = spanner_string("variant_get(spec.pending, '$.code')") -%}
     {%- set array_text = "'(?is)^ARRAY" ~ _spanner_whitespace() ~ "*<(.*)>\\\\z'" -%}
-    aggregate(
+    {%- set code = "variant_get(" ~ type_value ~ ", '$.code', 'string')" -%}
+    case
+        -- the usual spellings first: {"code": "INT64"}, and Beam's {"code": "{\"code\":\"INT64\"}"}
+        when schema_of_variant({{ type_value }}) = 'OBJECT<code: STRING>' and {{ code }} rlike '^[A-Za-z0-9_]+\\z'
+            and upper({{ code }}) != 'ARRAY'
+            then array(upper({{ code }}))
+        when schema_of_variant({{ type_value }}) = 'OBJECT<code: STRING>' and {{ code }} rlike '^[{]"code":"[A-Za-z0-9_]+"[}]\\z'
+            and upper(regexp_extract({{ code }}, '"code":"([A-Za-z0-9_]+)"', 1)) != 'ARRAY'
+            then array(upper(regexp_extract({{ code }}, '"code":"([A-Za-z0-9_]+)"', 1)))
+        else aggregate(
         sequence(0, 8),
         named_struct('pending', {{ _spanner_none(type_value) }}, 'codes', cast(array() as array<string>)),
         (spec, step) -> case
@@ -334,6 +343,7 @@
             else named_struct('pending', cast(null as variant), 'codes', spec.codes)
         end
     ).codes
+    end
 {%- endmacro %}
 
 {#- A column value as canonical JSON text, typed by its type codes (spanner_type_codes): INT64 text
@@ -372,34 +382,36 @@
 {%- endmacro %}
 
 {#- A non-null value typed by one (non-ARRAY) code; null when it does not fit. Non-finite floats
-    are strings at the top ("NaN") and bare inside an array (NaN), as Python writes them. -#}
+    are strings at the top ("NaN") and bare inside an array (NaN), as Python writes them. A scalar's
+    JSON type is its schema_of_variant: STRING, BOOLEAN, BIGINT, DECIMAL(p,s) or DOUBLE. -#}
 {% macro _spanner_typed_scalar(value, code, top) %}
-    {%- set value_type = spanner_json_type(value) -%}
+    {%- set schema = "schema_of_variant(" ~ value ~ ")" -%}
+    {%- set is_string = schema ~ " = 'STRING'" -%}
     {%- set text = "variant_get(" ~ value ~ ", '$', 'string')" -%}
     case {{ code }}
         when 'INT64' then case
-            when schema_of_variant({{ value }}) = 'BIGINT' then to_json({{ value }})
-            when {{ value_type }} = 'string' and {{ text }} rlike '^[+-]?[0-9]+\\z' then cast(try_cast({{ text }} as bigint) as string)
+            when {{ schema }} = 'BIGINT' then to_json({{ value }})
+            when {{ is_string }} and {{ text }} rlike '^[+-]?[0-9]+\\z' then cast(try_cast({{ text }} as bigint) as string)
         end
-        when 'FLOAT64' then {{ _spanner_float_json(value, value_type, text, top) }}
-        when 'FLOAT32' then {{ _spanner_float_json(value, value_type, text, top) }}
+        when 'FLOAT64' then {{ _spanner_float_json(value, schema, text, top) }}
+        when 'FLOAT32' then {{ _spanner_float_json(value, schema, text, top) }}
         when 'NUMERIC' then case
-            when {{ value_type }} = 'bigint' then to_json(cast(to_json({{ value }}) as variant))
+            when {{ schema }} = 'BIGINT' then to_json(cast(to_json({{ value }}) as variant))
             -- another JSON number goes through a float in Python: 1.0 stays '1.0'
-            when {{ value_type }} in ('decimal', 'double') then to_json(cast(concat(
+            when {{ schema }} = 'DOUBLE' or startswith({{ schema }}, 'DECIMAL') then to_json(cast(concat(
                 {{ text }},
-                if(schema_of_variant({{ value }}) rlike ',0[)]$' and abs(variant_get({{ value }}, '$', 'double')) < 1e16, '.0', '')
+                if({{ schema }} rlike ',0[)]$' and abs(variant_get({{ value }}, '$', 'double')) < 1e16, '.0', '')
             ) as variant))
-            when {{ value_type }} = 'string' and ({{ text }} = 'NaN' or {{ text }} rlike {{ _spanner_decimal() }}) then to_json({{ value }})
+            when {{ is_string }} and ({{ text }} = 'NaN' or {{ text }} rlike {{ _spanner_decimal() }}) then to_json({{ value }})
         end
         when 'BOOL' then case
-            when {{ value_type }} = 'boolean' then to_json({{ value }})
-            when {{ value_type }} = 'string' and lower({{ text }}) in ('true', 'false') then lower({{ text }})
+            when {{ schema }} = 'BOOLEAN' then to_json({{ value }})
+            when {{ is_string }} and lower({{ text }}) in ('true', 'false') then lower({{ text }})
         end
-        when 'STRING' then if({{ value_type }} = 'string', to_json({{ value }}), null)
-        when 'BYTES' then if({{ value_type }} = 'string' and {{ text }} rlike {{ _spanner_base64() }}, to_json({{ value }}), null)
+        when 'STRING' then if({{ is_string }}, to_json({{ value }}), null)
+        when 'BYTES' then if({{ is_string }} and {{ text }} rlike {{ _spanner_base64() }}, to_json({{ value }}), null)
         when 'DATE' then if(
-            {{ value_type }} = 'string' and {{ text }} rlike '^[0-9]{4}-[0-9]{2}-[0-9]{2}\\z' and {{ text }} not like '0000-%'
+            {{ is_string }} and {{ text }} rlike '^[0-9]{4}-[0-9]{2}-[0-9]{2}\\z' and {{ text }} not like '0000-%'
             and try_to_date({{ text }}, 'yyyy-MM-dd') is not null,
             to_json({{ value }}), null
         )
@@ -407,25 +419,22 @@
             array({{ spanner_timestamp(value) }}),
             value_time -> concat('"', {{ spanner_time_iso('value_time') }}, '"')
         ), 1)
-        when 'JSON' then if(
-            {{ value_type }} = 'string',
-            coalesce(to_json({{ spanner_json(text) }}), to_json({{ value }})),
-            to_json({{ value }})
-        )
+        when 'JSON' then if({{ is_string }}, coalesce(to_json({{ spanner_json(text) }}), to_json({{ value }})), to_json({{ value }}))
         else to_json({{ value }})
     end
 {%- endmacro %}
 
 {#- FLOAT64 / FLOAT32: a JSON number or its text (also NaN, Infinity, -Infinity, +Infinity). -#}
-{% macro _spanner_float_json(value, value_type, text, top) %}
+{% macro _spanner_float_json(value, schema, text, top) %}
     {%- set quote = '"' if top else '' -%}
     case
-        when {{ value_type }} in ('bigint', 'decimal', 'double') then {{ _spanner_double_json("variant_get(" ~ value ~ ", '$', 'double')", quote) }}
-        when {{ value_type }} = 'string' and {{ text }} = 'NaN' then '{{ quote }}NaN{{ quote }}'
-        when {{ value_type }} = 'string' and {{ text }} in ('Infinity', '+Infinity') then '{{ quote }}Infinity{{ quote }}'
-        when {{ value_type }} = 'string' and {{ text }} = '-Infinity' then '{{ quote }}-Infinity{{ quote }}'
-        when {{ value_type }} = 'string' and {{ text }} rlike {{ _spanner_decimal() }}
-            then {{ _spanner_double_json("cast(" ~ text ~ " as double)", quote) }}
+        when {{ schema }} in ('BIGINT', 'DOUBLE') or startswith({{ schema }}, 'DECIMAL')
+            then {{ _spanner_double_json("variant_get(" ~ value ~ ", '$', 'double')", quote) }}
+        when {{ schema }} != 'STRING' then null
+        when {{ text }} = 'NaN' then '{{ quote }}NaN{{ quote }}'
+        when {{ text }} in ('Infinity', '+Infinity') then '{{ quote }}Infinity{{ quote }}'
+        when {{ text }} = '-Infinity' then '{{ quote }}-Infinity{{ quote }}'
+        when {{ text }} rlike {{ _spanner_decimal() }} then {{ _spanner_double_json("cast(" ~ text ~ " as double)", quote) }}
     end
 {%- endmacro %}
 

@@ -1,3 +1,3 @@
-{{ config(materialized='incremental', incremental_strategy='append') }}
+{{ config(materialized='cdc_append') }}
 
 {{ cdc_parsed_records(vendor='datahub', landing_records=ref('base_datahub__landing_records')) }}

@@ -1,4 +1,5 @@
-{{ config(materialized='incremental', incremental_strategy='append') }}
+{{ config(materialized='cdc_append') }}
+{{ cdc_skip_unless_newer([ref('base_datahub__parsed')], '_parsed_at') }}
 
 -- Alibaba DataHub changes in the contract shape (DESIGN §5); `_quarantine_reason` says why one
 -- cannot be used. An update arrives as two records sharing one sequence id, UPDATE_BEFOR (a

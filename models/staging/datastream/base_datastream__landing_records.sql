@@ -1,6 +1,5 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
+    materialized='cdc_append',
     post_hook="{{ cdc_log_landing_progress('datastream') }}"
 ) }}
 

@@ -1,3 +1,3 @@
-{{ config(materialized='incremental', incremental_strategy='append') }}
+{{ config(materialized='cdc_append') }}
 
 {{ cdc_parsed_records(vendor='datastream', landing_records=ref('base_datastream__landing_records')) }}

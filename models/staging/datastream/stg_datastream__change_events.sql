@@ -1,4 +1,4 @@
-{{ config(materialized='incremental', incremental_strategy='append') }}
+{{ config(materialized='cdc_append') }}
 
 -- Datastream events in the contract shape (DESIGN §5); `_quarantine_reason` says why one cannot
 -- be used. Order per key: the source position per engine; backfill rows have none and lose to

@@ -1,4 +1,5 @@
-{{ config(materialized='incremental', incremental_strategy='append') }}
+{{ config(materialized='cdc_append') }}
+{{ cdc_skip_unless_newer([ref('base_debezium__landing_records')], '_loaded_at') }}
 
 -- Debezium messages flattened in Spark SQL: one row per landing record (record_index 0), a change,
 -- a control record or a quarantined record (DECISIONLOG D9). The rules follow
@@ -19,43 +20,39 @@ source as (
         read_error,
         _loaded_at,
         -- python's load_json skips a leading byte-order mark
-        regexp_replace(raw, '^\uFEFF+', '') as record_text
+        regexp_replace(raw, '^\uFEFF+', '') as record_text,
+        -- the record: exactly one JSON document (D8)
+        case when read_error is null then {{ debezium_json_document("regexp_replace(raw, '^\\uFEFF+', '')") }} end as record
     from {{ ref('base_debezium__landing_records') }}
     where
         record_no > 0
-        {%- if is_incremental() %}
-            and _loaded_at > (select coalesce(max(_loaded_at), timestamp'1970-01-01') from {{ this }})
-        {%- endif %}
+    {% if cdc_is_incremental() %}
+        -- the records loaded since the newest this model holds (D11)
+        and _loaded_at > (select coalesce(max(_loaded_at), timestamp'1970-01-01') from {{ this }})
+    {% endif %}
 ),
 
--- the record: exactly one JSON document (D8), and its top-level fields (null unless an object)
+-- the record's top-level fields (null unless an object); a Kafka record wrapper has `value` next
+-- to its coordinates and none of the payload fields (debezium._is_wrapper, DESIGN §4)
+{%- set record_fields = "try_cast(record as " ~ debezium_envelope_type('record') ~ ")" %}
 parsed as (
     select
         *,
-        case when read_error is null then {{ debezium_json_document('record_text') }} end as record
+        {{ record_fields }} as record_fields,
+        {{ record_fields }}.value is not null
+        and coalesce(
+            {{ record_fields }}.topic, {{ record_fields }}.partition, {{ record_fields }}.offset,
+            {{ record_fields }}.key, {{ record_fields }}.timestamp
+        ) is not null
+        and coalesce(
+            {{ record_fields }}.payload, {{ record_fields }}.op, {{ record_fields }}.before,
+            {{ record_fields }}.after, {{ record_fields }}.source
+        ) is null as is_wrapper
     from source
 ),
 
-records as (
-    select
-        *,
-        try_cast(record as {{ debezium_envelope_type('record') }}) as record_fields
-    from parsed
-),
-
--- a Kafka record wrapper has `value` next to its coordinates and none of the payload fields
--- (debezium._is_wrapper, DESIGN §4); its key is an object or JSON text of one (_decode_key)
-wrappers as (
-    select
-        *,
-        record_fields.value is not null
-        and coalesce(record_fields.topic, record_fields.partition, record_fields.offset, record_fields.key, record_fields.timestamp) is not null
-        and coalesce(record_fields.payload, record_fields.op, record_fields.before, record_fields.after, record_fields.source) is null
-        as is_wrapper
-    from records
-),
-
-kafka as (
+-- the message: the wrapper's value (an object, or JSON text of one), else the record itself
+messages as (
     select
         *,
         case when is_wrapper then {{ debezium_json_type('record_fields.value') }} end as value_type,
@@ -63,43 +60,33 @@ kafka as (
         case when is_wrapper then {{ debezium_as_int('record_fields.partition') }} end as kafka_partition,
         case when is_wrapper then {{ debezium_as_int('record_fields.offset') }} end as kafka_offset,
         case
+            when not is_wrapper then record
+            when {{ debezium_json_type('record_fields.value') }} = 'string'
+                then {{ debezium_json_document("regexp_replace(cast(record_fields.value as string), '^\\uFEFF+', '')") }}
+            else record_fields.value
+        end as message,
+        case
             when not is_wrapper then null
             when {{ debezium_json_type('record_fields.key') }} = 'string'
                 then {{ debezium_json_document('cast(record_fields.key as string)') }}
             else record_fields.key
         end as key_document
-    from wrappers
-),
-
--- the message: the wrapper's value (an object, or JSON text of one), else the record itself
-messages as (
-    select
-        *,
-        case
-            when not is_wrapper then record
-            when value_type = 'string' then {{ debezium_json_document("regexp_replace(cast(record_fields.value as string), '^\\\\x{FEFF}+', '')") }}
-            else record_fields.value
-        end as message
-    from kafka
+    from parsed
 ),
 
 -- the JSON converter's {schema, payload} envelope, or a bare payload (debezium._unwrap)
+{%- set message_fields = "try_cast(message as " ~ debezium_envelope_type('message') ~ ")" %}
+{%- set key_fields = "try_cast(key_document as " ~ debezium_envelope_type('message') ~ ")" %}
 envelopes as (
     select
         *,
-        try_cast(message as {{ debezium_envelope_type('message') }}) as message_fields,
-        try_cast(key_document as {{ debezium_envelope_type('message') }}) as key_fields
+        {{ message_fields }} as message_fields,
+        {{ key_fields }} as key_fields,
+        {{ message_fields }}.payload is not null
+        and ({{ message_fields }}.schema is not null or {{ debezium_field_count('message') }} = 1) as has_envelope,
+        {{ key_fields }}.payload is not null
+        and ({{ key_fields }}.schema is not null or {{ debezium_field_count('key_document') }} = 1) as key_has_envelope
     from messages
-),
-
-unwrapped as (
-    select
-        *,
-        message_fields.payload is not null
-        and (message_fields.schema is not null or size(try_cast(message as map<string, variant>)) = 1) as has_envelope,
-        key_fields.payload is not null
-        and (key_fields.schema is not null or size(try_cast(key_document as map<string, variant>)) = 1) as key_has_envelope
-    from envelopes
 ),
 
 payloads as (
@@ -108,8 +95,14 @@ payloads as (
         case when has_envelope then message_fields.payload else message end as payload,
         case when has_envelope then try_cast(message_fields.schema as {{ debezium_envelope_type('schema') }}) end as connect_schema,
         case when key_has_envelope then key_fields.payload when key_fields is not null then key_document end as key_payload,
-        case when key_has_envelope then try_cast(key_fields.schema as {{ debezium_envelope_type('schema') }}) end as key_schema
-    from unwrapped
+        case when key_has_envelope then try_cast(key_fields.schema as {{ debezium_envelope_type('schema') }}) end as key_schema,
+        -- where the payload is in the record's text (for what a variant does not keep: key order)
+        case when value_type = 'string' then cast(record_fields.value as string) else record_text end as message_text,
+        concat(
+            case when value_type = 'object' then '$.value' else '$' end,
+            case when has_envelope then '.payload' else '' end
+        ) as payload_path
+    from envelopes
 ),
 
 -- the payload's fields, the Connect schema's fields by name (debezium._field_map)
@@ -117,7 +110,7 @@ bodies as (
     select
         *,
         try_cast(payload as {{ debezium_envelope_type('payload') }}) as payload_fields,
-        try_cast(payload as map<string, variant>) as payload_map,
+        {{ debezium_object_fields('payload') }} as payload_map,
         {{ debezium_string('connect_schema.name') }} as schema_name,
         {{ debezium_field_map('connect_schema.fields') }} as schema_fields,
         {{ debezium_logical_fields(debezium_field_map('key_schema.fields')) }} as key_logical_fields
@@ -138,7 +131,8 @@ sources as (
             or map_contains_key(schema_fields, 'after')
             or map_contains_key(schema_fields, 'op')
             or map_contains_key(schema_fields, 'source')
-        ) as schema_lists_columns
+        ) as schema_lists_columns,
+        {{ debezium_logical_fields('schema_fields') }} as schema_logical_fields
     from bodies
 ),
 
@@ -164,17 +158,8 @@ engines as (
         end as source_engine,
         nullif({{ debezium_json_type('payload_fields.before') }}, 'null') as before_type,
         nullif({{ debezium_json_type('payload_fields.after') }}, 'null') as after_type,
-        -- image fields: the side's struct, else the other side's, else the envelope's own list
-        case
-            when schema_lists_columns then {{ debezium_logical_fields('schema_fields') }}
-            when coalesce(size(before_side_fields), 0) > 0 then {{ debezium_logical_fields('before_side_fields') }}
-            else {{ debezium_logical_fields('after_side_fields') }}
-        end as before_logical_fields,
-        case
-            when schema_lists_columns then {{ debezium_logical_fields('schema_fields') }}
-            when coalesce(size(after_side_fields), 0) > 0 then {{ debezium_logical_fields('after_side_fields') }}
-            else {{ debezium_logical_fields('before_side_fields') }}
-        end as after_logical_fields
+        {{ debezium_logical_fields('before_side_fields') }} as before_side_logical_fields,
+        {{ debezium_logical_fields('after_side_fields') }} as after_side_logical_fields
     from sources
 ),
 
@@ -192,43 +177,19 @@ documents as (
                 then {{ debezium_json_document('cast(payload_fields.after as string)') }}
         end as after_document,
         -- the MongoDB connector keys by {"id": "<extended JSON of _id>"}; the column is _id
-        -- (debezium._key_columns): the key as the document {"_id": <that JSON, else the text>}
+        case when source_engine = 'mongodb' then {{ debezium_mongo_key_document('key_payload') }} end as mongo_key_document,
+        -- image fields: the side's struct, else the other side's, else the envelope's own list
+        -- (debezium._image_fields)
         case
-            when
-                source_engine = 'mongodb'
-                and size(try_cast(key_payload as map<string, variant>)) = 1
-                and schema_of_variant(variant_get(key_payload, '$.id')) = 'STRING'
-                then parse_json(concat(
-                    '{"_id":',
-                    coalesce(
-                        to_json({{ debezium_json_document("variant_get(key_payload, '$.id', 'string')") }}),
-                        to_json(variant_get(key_payload, '$.id'))
-                    ),
-                    '}'
-                ))
-        end as mongo_key_document
-    from engines
-),
-
--- the Kafka key and both images as column -> JSON text, unavailable values left out, logical
--- types applied (debezium._convert_row, D2); MongoDB images decoded from extended JSON instead
-images as (
-    select
-        *,
-        transform(
-            array(
-                named_struct('image', key_payload, 'fields', key_logical_fields),
-                named_struct('image', before_document, 'fields', before_logical_fields),
-                named_struct('image', after_document, 'fields', after_logical_fields)
-            ),
-            side -> {{ debezium_image('side.image', 'side.fields') }}
-        ) as converted_images,
+            when schema_lists_columns then schema_logical_fields
+            when coalesce(size(before_side_fields), 0) > 0 then before_side_logical_fields
+            else after_side_logical_fields
+        end as before_logical_fields,
         case
-            when source_engine = 'mongodb' then transform(
-                array(before_document, after_document, mongo_key_document),
-                mongo_document -> {{ debezium_mongo_image('mongo_document') }}
-            )
-        end as mongo_images,
+            when schema_lists_columns then schema_logical_fields
+            when coalesce(size(after_side_fields), 0) > 0 then after_side_logical_fields
+            else before_side_logical_fields
+        end as after_logical_fields,
         -- whole numbers for the times (debezium._epoch_us)
         {{ debezium_as_int('source_fields.ts_us') }} as source_ts_us,
         {{ debezium_as_int('source_fields.ts_ns') }} as source_ts_ns,
@@ -236,27 +197,36 @@ images as (
         {{ debezium_as_int('payload_fields.ts_us') }} as payload_ts_us,
         {{ debezium_as_int('payload_fields.ts_ns') }} as payload_ts_ns,
         {{ debezium_as_int('payload_fields.ts_ms') }} as payload_ts_ms
-    from documents
+    from engines
 ),
 
+-- the Kafka key and both images as column -> JSON text, unavailable values left out (D2),
+-- MongoDB documents with extended JSON decoded (debezium._mongo_document, _decode_extended);
+-- the envelope fields named and typed: table, position, times, transaction, identity
 renamed as (
     select
         *,
-        converted_images[0] as kafka_key_columns,
-        case when mongo_key_document is not null then mongo_images[2] else converted_images[0] end as key_columns,
-        case when source_engine = 'mongodb' then mongo_images[0] else converted_images[1] end as before_image,
-        case when source_engine = 'mongodb' then mongo_images[1] else converted_images[2] end as after_image,
+        {{ debezium_column_texts('key_payload') }} as key_texts,
+        case
+            when source_engine = 'mongodb' then {{ debezium_mongo_column_texts('before_document') }}
+            else {{ debezium_column_texts('before_document') }}
+        end as before_texts,
+        case
+            when source_engine = 'mongodb' then {{ debezium_mongo_column_texts('after_document') }}
+            else {{ debezium_column_texts('after_document') }}
+        end as after_texts,
+        {{ debezium_mongo_column_texts('mongo_key_document') }} as mongo_key_texts,
         -- table: non-empty db, schema, table (MongoDB: collection); else the schema names; else the
         -- topic, each without its logical server name (debezium._table_name)
         coalesce(
             case
                 when coalesce({{ debezium_text_part('source_fields.table') }}, {{ debezium_text_part('source_fields.collection') }}) is not null
                     then concat_ws(
-                        '.',
-                        {{ debezium_text_part('source_fields.db') }},
-                        {{ debezium_text_part('source_fields.schema') }},
-                        coalesce({{ debezium_text_part('source_fields.table') }}, {{ debezium_text_part('source_fields.collection') }})
-                    )
+                            '.',
+                            {{ debezium_text_part('source_fields.db') }},
+                            {{ debezium_text_part('source_fields.schema') }},
+                            coalesce({{ debezium_text_part('source_fields.table') }}, {{ debezium_text_part('source_fields.collection') }})
+                        )
             end,
             {{ debezium_logical_table("coalesce(nullif(schema_fields['after'].name, ''), nullif(schema_fields['before'].name, ''))", '.Value') }},
             {{ debezium_logical_table("coalesce(nullif(schema_fields['after'].name, ''), nullif(schema_fields['before'].name, ''))", '.Envelope') }},
@@ -285,43 +255,76 @@ renamed as (
         {{ debezium_epoch_us('payload_ts_us', 'payload_ts_ns', 'payload_ts_ms') }} as read_at_us,
         coalesce(
             {{ debezium_as_text('payload_fields.transaction.id') }},
-            {{ debezium_as_text('source_fields.txId') }}
+            {{ debezium_as_text('source_fields.txid') }}
         ) as change_transaction_id,
         {{ debezium_as_int('payload_fields.transaction.total_order') }} as transaction_seq,
         -- MongoDB update descriptions name changed fields; a dotted path changes its top-level column
         case
-            when source_engine = 'mongodb' and payload_fields.updateDescription is not null
-                then nullif(array_distinct(transform(
-                    concat(
-                        coalesce(case
-                            when {{ debezium_json_type('payload_fields.updateDescription.updatedFields') }} = 'string'
-                                then json_object_keys(cast(payload_fields.updateDescription.updatedFields as string))
-                            -- the keys in the order the message lists them (a variant sorts them)
-                            when {{ debezium_json_type('payload_fields.updateDescription.updatedFields') }} = 'object'
-                                then json_object_keys(get_json_object(
-                                    case when value_type = 'string' then cast(record_fields.value as string) else record_text end,
-                                    concat(
-                                        case when value_type = 'object' then '$.value' else '$' end,
-                                        case when has_envelope then '.payload' else '' end,
-                                        '.updateDescription.updatedFields'
-                                    )
-                                ))
-                        end, array()),
-                        coalesce(transform(
-                            filter(
-                                try_cast(payload_fields.updateDescription.removedFields as array<variant>),
-                                removed_field -> schema_of_variant(removed_field) = 'STRING'
-                            ),
-                            removed_field -> cast(removed_field as string)
-                        ), array())
-                    ),
-                    field_path -> split(field_path, '\\.')[0]
-                )), array())
+            when source_engine = 'mongodb'
+                then {{ debezium_changed_columns('payload_fields.updatedescription', 'message_text', 'payload_path') }}
         end as changed_columns,
         -- identity of a change without a position: the payload without processing times (D10)
         sha2(to_json(map_filter(payload_map, (field_name, field_value) -> field_name not in ('ts_ms', 'ts_us', 'ts_ns'))), 256)
-        as content_hash
-    from images
+            as content_hash
+    from documents
+),
+
+-- values to decode: columns whose Connect field has a logical type (key 0, before 1, after 2;
+-- debezium._convert), or MongoDB $date wrappers (3 is the MongoDB key)
+requests as (
+    select
+        *,
+        case
+            when source_engine = 'mongodb'
+                then concat(
+                        {{ debezium_mongo_date_requests(1, 'before_texts') }},
+                        {{ debezium_mongo_date_requests(2, 'after_texts') }},
+                        {{ debezium_mongo_date_requests(3, 'mongo_key_texts') }},
+                        {{ debezium_decode_requests(0, 'key_texts', 'key_logical_fields') }}
+                    )
+            else concat(
+                    {{ debezium_decode_requests(0, 'key_texts', 'key_logical_fields') }},
+                    {{ debezium_decode_requests(1, 'before_texts', 'before_logical_fields') }},
+                    {{ debezium_decode_requests(2, 'after_texts', 'after_logical_fields') }}
+                )
+        end as decode_requests
+    from renamed
+),
+
+-- each value read (a whole number, a text, a decimal's scale and digits), its numbers computed
+-- (decimal digits, epoch seconds), then written as JSON text (debezium._LOGICAL_TYPES, _mongo_date)
+readings as (
+    select
+        *,
+        transform(decode_requests, request -> {{ debezium_decode_readings('request') }}) as decode_readings
+    from requests
+),
+
+numbers as (
+    select
+        *,
+        transform(decode_readings, reading -> {{ debezium_decode_numbers('reading') }}) as decode_numbers
+    from readings
+),
+
+decoded as (
+    select
+        *,
+        transform(decode_numbers, number -> {{ debezium_decode_json('number') }}) as decoded_values
+    from numbers
+),
+
+images as (
+    select
+        *,
+        {{ debezium_decoded_columns(0, 'key_texts', 'decoded_values') }} as kafka_key_columns,
+        case
+            when mongo_key_document is not null then {{ debezium_decoded_columns(3, 'mongo_key_texts', 'decoded_values') }}
+            else {{ debezium_decoded_columns(0, 'key_texts', 'decoded_values') }}
+        end as key_columns,
+        {{ debezium_decoded_columns(1, 'before_texts', 'decoded_values') }} as before_image,
+        {{ debezium_decoded_columns(2, 'after_texts', 'decoded_values') }} as after_image
+    from decoded
 ),
 
 -- what the record is, decided in the order python_udfs/debezium.py decides it (D9)
@@ -329,82 +332,71 @@ decided as (
     select
         *,
         case
-            when read_error is not null then named_struct('code', 'unreadable_file', 'detail', left(read_error, 2000))
+            when read_error is not null then named_struct('kind', 'quarantine', 'code', 'unreadable_file', 'detail', left(read_error, 2000))
             when {{ debezium_is_blank('record_text') }}
-                then named_struct('code', 'empty_record', 'detail', 'the record is empty or whitespace only')
+                then named_struct('kind', 'quarantine', 'code', 'empty_record', 'detail', 'the record is empty or whitespace only')
             when record is null
-                then named_struct('code', 'invalid_json', 'detail', 'the record is not one valid JSON document')
+                then named_struct('kind', 'quarantine', 'code', 'invalid_json', 'detail', 'the record is not one valid JSON document')
             when record_fields is null
-                then named_struct('code', 'not_an_object', 'detail', concat('the record is a JSON ', {{ debezium_json_type('record') }}, ', not an object'))
+                then named_struct('kind', 'quarantine', 'code', 'not_an_object', 'detail', concat('the record is a JSON ', {{ debezium_json_type('record') }}, ', not an object'))
             -- Kafka record wrapper: a null value is a tombstone (D9)
-            when value_type = 'null' then named_struct('code', 'tombstone', 'detail', null)
-            when value_type = 'string' and {{ debezium_is_blank("regexp_replace(cast(record_fields.value as string), '^\uFEFF+', '')") }}
-                then named_struct('code', 'empty_record', 'detail', 'the Kafka record value is empty or whitespace only')
+            when value_type = 'null' then named_struct('kind', 'control', 'code', 'tombstone', 'detail', null)
+            when value_type = 'string' and {{ debezium_is_blank("regexp_replace(cast(record_fields.value as string), '^\\uFEFF+', '')") }}
+                then named_struct('kind', 'quarantine', 'code', 'empty_record', 'detail', 'the Kafka record value is empty or whitespace only')
             when value_type = 'string' and message is null
-                then named_struct('code', 'invalid_json', 'detail', 'the Kafka record value is not one valid JSON document')
+                then named_struct('kind', 'quarantine', 'code', 'invalid_json', 'detail', 'the Kafka record value is not one valid JSON document')
             when message_fields is null
-                then named_struct('code', 'not_an_object', 'detail', concat('the Kafka record value is a JSON ', {{ debezium_json_type('message') }}, ', not an object'))
+                then named_struct('kind', 'quarantine', 'code', 'not_an_object', 'detail', concat('the Kafka record value is a JSON ', {{ debezium_json_type('message') }}, ', not an object'))
             -- a message key (its schema is named *.Key); the converter's null value is a tombstone
-            when schema_name like '%.Key' then named_struct('code', 'message_key', 'detail', null)
-            when is_variant_null(payload) then named_struct('code', 'tombstone', 'detail', null)
+            when schema_name like '%.Key' then named_struct('kind', 'control', 'code', 'message_key', 'detail', null)
+            when is_variant_null(payload) then named_struct('kind', 'control', 'code', 'tombstone', 'detail', null)
             when payload_fields is null
-                then named_struct('code', 'wrong_type', 'detail', concat('payload is a JSON ', {{ debezium_json_type('payload') }}, ', not an object'))
+                then named_struct('kind', 'quarantine', 'code', 'wrong_type', 'detail', concat('payload is a JSON ', {{ debezium_json_type('payload') }}, ', not an object'))
             -- control records: heartbeats, transaction markers, schema changes, logical messages
             when schema_name = 'io.debezium.connector.common.Heartbeat' or (size(payload_map) = 1 and payload_fields.ts_ms is not null)
-                then named_struct('code', 'heartbeat', 'detail', null)
+                then named_struct('kind', 'control', 'code', 'heartbeat', 'detail', null)
             when
                 {{ debezium_string('payload_fields.status') }} in ('BEGIN', 'END')
                 and not (payload_fields.id is null or is_variant_null(payload_fields.id))
-                then named_struct('code', 'transaction', 'detail', null)
+                then named_struct('kind', 'control', 'code', 'transaction', 'detail', null)
             when map_contains_key(payload_map, 'ddl') or map_contains_key(payload_map, 'tableChanges')
-                then named_struct('code', 'ddl', 'detail', null)
-            when vendor_op = 'm' then named_struct('code', 'message', 'detail', null)
+                then named_struct('kind', 'control', 'code', 'ddl', 'detail', null)
+            when vendor_op = 'm' then named_struct('kind', 'control', 'code', 'message', 'detail', null)
             -- a bare Kafka key printed on its own line: flat key columns, no envelope fields
             when
                 not is_wrapper
                 and size(payload_map) > 0
                 and not exists(map_keys(payload_map), field_name -> field_name in ('op', 'payload', 'before', 'after', 'source', 'schema', 'value'))
                 and forall(map_values(payload_map), field_value -> {{ debezium_json_type('field_value') }} not in ('object', 'array'))
-                then named_struct('code', 'message_key', 'detail', null)
+                then named_struct('kind', 'control', 'code', 'message_key', 'detail', null)
             -- change events: op, source, images (seed 002: c u d r t)
             when payload_fields.op is null or is_variant_null(payload_fields.op)
-                then named_struct('code', 'unknown_op', 'detail', 'the message has no \'op\' field and is not a known control event')
+                then named_struct('kind', 'quarantine', 'code', 'unknown_op', 'detail', 'the message has no \'op\' field and is not a known control event')
             when vendor_op is null
-                then named_struct('code', 'wrong_type', 'detail', concat('op is a JSON ', {{ debezium_json_type('payload_fields.op') }}, ', expected a one-letter string'))
+                then named_struct('kind', 'quarantine', 'code', 'wrong_type', 'detail', concat('op is a JSON ', {{ debezium_json_type('payload_fields.op') }}, ', expected a one-letter string'))
             when vendor_op not in ('c', 'u', 'd', 'r', 't')
-                then named_struct('code', 'unknown_op', 'detail', concat('op \'', vendor_op, '\' is not one of c, u, d, r, t'))
+                then named_struct('kind', 'quarantine', 'code', 'unknown_op', 'detail', concat('op \'', vendor_op, '\' is not one of c, u, d, r, t'))
             when payload_fields.source is null or is_variant_null(payload_fields.source)
-                then named_struct('code', 'missing_source', 'detail', concat('change event (op \'', vendor_op, '\') has no \'source\' block'))
+                then named_struct('kind', 'quarantine', 'code', 'missing_source', 'detail', concat('change event (op \'', vendor_op, '\') has no \'source\' block'))
             when source_fields is null
-                then named_struct('code', 'wrong_type', 'detail', concat('source is a JSON ', {{ debezium_json_type('payload_fields.source') }}, ', not an object'))
+                then named_struct('kind', 'quarantine', 'code', 'wrong_type', 'detail', concat('source is a JSON ', {{ debezium_json_type('payload_fields.source') }}, ', not an object'))
             when source_engine = 'mongodb' and before_type = 'string' and before_document is null
-                then named_struct('code', 'invalid_json', 'detail', 'MongoDB before is not valid extended JSON')
+                then named_struct('kind', 'quarantine', 'code', 'invalid_json', 'detail', 'MongoDB before is not valid extended JSON')
             when before_type is not null and before_image is null
-                then named_struct('code', 'wrong_type', 'detail', concat('before is a JSON ', before_type, ', expected an object or null'))
+                then named_struct('kind', 'quarantine', 'code', 'wrong_type', 'detail', concat('before is a JSON ', before_type, ', expected an object or null'))
             when source_engine = 'mongodb' and after_type = 'string' and after_document is null
-                then named_struct('code', 'invalid_json', 'detail', 'MongoDB after is not valid extended JSON')
+                then named_struct('kind', 'quarantine', 'code', 'invalid_json', 'detail', 'MongoDB after is not valid extended JSON')
             when after_type is not null and after_image is null
-                then named_struct('code', 'wrong_type', 'detail', concat('after is a JSON ', after_type, ', expected an object or null'))
+                then named_struct('kind', 'quarantine', 'code', 'wrong_type', 'detail', concat('after is a JSON ', after_type, ', expected an object or null'))
             when vendor_op in ('c', 'u', 'r') and after_type is null
-                then named_struct('code', 'missing_image', 'detail', concat('op \'', vendor_op, '\' has no \'after\' image'))
+                then named_struct('kind', 'quarantine', 'code', 'missing_image', 'detail', concat('op \'', vendor_op, '\' has no \'after\' image'))
             when vendor_op = 'd' and before_type is null and coalesce(size(key_columns), 0) <= 0
-                then named_struct('code', 'missing_image', 'detail', 'delete has neither a \'before\' image nor a Kafka key')
+                then named_struct('kind', 'quarantine', 'code', 'missing_image', 'detail', 'delete has neither a \'before\' image nor a Kafka key')
             when source_table is null
-                then named_struct('code', 'missing_source_table', 'detail', 'no table: source has no table, the schema and topic name none')
-            else named_struct('code', 'change', 'detail', null)
+                then named_struct('kind', 'quarantine', 'code', 'missing_source_table', 'detail', 'no table: source has no table, the schema and topic name none')
+            else named_struct('kind', 'change', 'code', 'change', 'detail', null)
         end as outcome
-    from renamed
-),
-
-final as (
-    select
-        *,
-        case
-            when outcome.code = 'change' then 'change'
-            when outcome.code in ('tombstone', 'message_key', 'heartbeat', 'transaction', 'ddl', 'message') then 'control'
-            else 'quarantine'
-        end as kind
-    from decided
+    from images
 )
 
 select
@@ -415,41 +407,38 @@ select
     record_no,
     0 as record_index,
     -- what the record is
-    kind,
-    case when kind = 'quarantine' then outcome.code end as reason,
-    outcome.detail as detail,
-    case when kind = 'control' then outcome.code end as control_type,
+    outcome.kind,
+    case when outcome.kind = 'quarantine' then outcome.code end as reason,
+    outcome.detail,
+    case when outcome.kind = 'control' then outcome.code end as control_type,
     case
-        when outcome.code = 'tombstone' then concat(
-            '{"key":', coalesce({{ cdc_json_object('kafka_key_columns') }}, 'null'),
-            ',"topic":', coalesce(to_json(cast(kafka_topic as variant)), 'null'), '}'
-        )
-        when kind = 'control' then to_json(payload)
+        when outcome.code = 'tombstone' then {{ debezium_tombstone_json('kafka_key_columns', 'kafka_topic') }}
+        when outcome.kind = 'control' then to_json(payload)
     end as control_json,
     -- the change; a truncate names no row
-    case when kind = 'change' then vendor_op end as vendor_op,
-    case when kind = 'change' then source_engine end as source_engine,
-    case when kind = 'change' then source_table end as source_table,
-    case when kind = 'change' and vendor_op != 't' then key_columns end as key,
-    case when kind = 'change' and vendor_op != 't' then before_image end as before,
-    case when kind = 'change' and vendor_op != 't' then after_image end as after,
-    case when kind = 'change' then changed_columns end as changed_columns,
-    case when kind = 'change' then position end as position,
+    case when outcome.kind = 'change' then vendor_op end as vendor_op,
+    case when outcome.kind = 'change' then source_engine end as source_engine,
+    case when outcome.kind = 'change' then source_table end as source_table,
+    case when outcome.kind = 'change' and vendor_op != 't' then key_columns end as key,
+    case when outcome.kind = 'change' and vendor_op != 't' then before_image end as before,
+    case when outcome.kind = 'change' and vendor_op != 't' then after_image end as after,
+    case when outcome.kind = 'change' then changed_columns end as changed_columns,
+    case when outcome.kind = 'change' then position end as position,
     -- Kafka coordinates
-    case when kind != 'quarantine' then kafka_topic end as kafka_topic,
-    case when kind != 'quarantine' then kafka_partition end as kafka_partition,
-    case when kind != 'quarantine' then kafka_offset end as kafka_offset,
+    case when outcome.kind != 'quarantine' then kafka_topic end as kafka_topic,
+    case when outcome.kind != 'quarantine' then kafka_partition end as kafka_partition,
+    case when outcome.kind != 'quarantine' then kafka_offset end as kafka_offset,
     -- times, transaction
-    case when kind = 'change' then committed_at_us end as committed_at_us,
-    case when kind = 'change' then read_at_us end as read_at_us,
+    case when outcome.kind = 'change' then committed_at_us end as committed_at_us,
+    case when outcome.kind = 'change' then read_at_us end as read_at_us,
     case
-        when kind = 'change' then change_transaction_id
+        when outcome.kind = 'change' then change_transaction_id
         when outcome.code = 'transaction' then {{ debezium_as_text('payload_fields.id') }}
     end as transaction_id,
-    case when kind = 'change' then transaction_seq end as transaction_seq,
+    case when outcome.kind = 'change' then transaction_seq end as transaction_seq,
     cast(null as boolean) as transaction_last,
-    case when kind = 'change' then schema_version end as schema_version,
-    case when kind = 'change' then content_hash end as content_hash,
+    case when outcome.kind = 'change' then schema_version end as schema_version,
+    case when outcome.kind = 'change' then content_hash end as content_hash,
     -- Qlik-only fields of the parsed-record contract (python_udfs/contract.py)
     cast(null as string) as schema_ref,
     cast(null as array<string>) as column_order,
@@ -460,4 +449,4 @@ select
     _loaded_at,
     current_timestamp() as _parsed_at,
     '{{ invocation_id }}' as _run_id
-from final
+from decided

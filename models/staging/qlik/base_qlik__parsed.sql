@@ -1,3 +1,3 @@
-{{ config(materialized='incremental', incremental_strategy='append') }}
+{{ config(materialized='cdc_append') }}
 
 {{ cdc_parsed_records(vendor='qlik', landing_records=ref('base_qlik__landing_records')) }}

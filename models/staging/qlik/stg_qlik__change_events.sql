@@ -1,4 +1,5 @@
-{{ config(materialized='incremental', incremental_strategy='append') }}
+{{ config(materialized='cdc_append') }}
+{{ cdc_skip_unless_newer([ref('base_qlik__parsed')], '_parsed_at') }}
 
 -- Qlik Replicate data messages in the contract shape (DESIGN §5); `_quarantine_reason` says why
 -- one cannot be used. A data message's table version (messageSchemaId) gives its table, its key

@@ -1,0 +1,47 @@
+{#- materialized='cdc_append': an append-only table that takes, on each run, the rows its model
+    SQL selects (the rows upstream that are newer than what it holds: cdc_newer_than_this).
+
+    It is dbt's incremental append with one difference that matters for speed: when the model
+    SQL carries cdc_nothing_new_marker() (cdc_skip_unless_newer found nothing newer upstream,
+    or cdc_landing_records found no new file), nothing is sent to Spark at all, so a vendor
+    without new files costs one small query per model instead of the planning of its whole
+    flattening SQL. First run and --full-refresh: create table ... as select. -#}
+{% materialization cdc_append, adapter='spark' %}
+    {%- set file_format = config.get('file_format', 'parquet') -%}
+    {%- set existing = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
+    {%- set target = this.incorporate(type='table') -%}
+
+    {{ run_hooks(pre_hooks) }}
+
+    {%- if existing is not none and not should_full_refresh() -%}
+        {%- if cdc_nothing_new_marker() in sql -%}
+            {{ log("cdc_append: " ~ this.identifier ~ ": nothing new upstream", info=false) }}
+            {%- call statement('main') -%}
+                select 0 as appended_rows
+            {%- endcall -%}
+        {%- else -%}
+            {#- by the target's column names, so a model whose columns moved still lines up -#}
+            {%- set columns = adapter.get_columns_in_relation(existing) | map(attribute='name') | list -%}
+            {%- call statement('main') -%}
+                insert into {{ target }}
+                select {{ columns | join(', ') }}
+                from (
+                    {{ sql }}
+                ) as new_rows
+            {%- endcall -%}
+        {%- endif -%}
+    {%- else -%}
+        {%- if existing is not none -%}
+            {{ adapter.drop_relation(existing) }}
+        {%- endif -%}
+        {%- call statement('main') -%}
+            create table {{ target }}
+            using {{ file_format }}
+            as {{ sql }}
+        {%- endcall -%}
+    {%- endif -%}
+
+    {{ run_hooks(post_hooks) }}
+    {{ adapter.commit() }}
+    {{ return({'relations': [target]}) }}
+{% endmaterialization %}
