@@ -27,6 +27,9 @@
         {{ exceptions.raise_compiler_error("cdc_skip_unless_newer needs upstream=[ref('<model>'), ...] (a list) and column='<timestamp column they and this model have>'") }}
     {%- endif -%}
     {%- if cdc_is_incremental() -%}
+        {%- for relation in upstream if not _cdc_exists(relation) -%}
+            {{ return('') }}  {#- not built yet: no probe, the model runs -#}
+        {%- endfor -%}
         {%- if model.config.materialized != 'cdc_append' -%}
             {{ exceptions.raise_compiler_error("cdc_skip_unless_newer: model " ~ this.identifier ~ " must be materialized='cdc_append' (it is '" ~ model.config.materialized ~ "'); only that materialization skips the run") }}
         {%- endif -%}
@@ -45,4 +48,9 @@
             {{ cdc_nothing_new_marker() }}
         {%- endif -%}
     {%- endif -%}
+{% endmacro %}
+
+{#- Whether `relation` exists in the warehouse (dbt's relation cache answers). -#}
+{% macro _cdc_exists(relation) %}
+    {{ return(adapter.get_relation(database=relation.database, schema=relation.schema, identifier=relation.identifier) is not none) }}
 {% endmacro %}

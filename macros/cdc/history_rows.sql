@@ -193,9 +193,10 @@ timelines as (
 {% endmacro %}
 
 {#- Whether `events` holds a truncate at all (one small query); without one the timelines need
-    no join with the tables' keys. -#}
+    no join with the tables' keys. True when it cannot tell (parse time, `events` not built yet:
+    `cdc-dbt compile` on a fresh state, sqlfluff's dbt templater). -#}
 {% macro _cdc_has_truncates(events) %}
-    {%- if not execute -%}
+    {%- if not execute or not _cdc_exists(events) -%}
         {{ return(true) }}
     {%- endif -%}
     {{ return(run_query("select 1 from " ~ events ~ " where op = 'truncate' limit 1") | length > 0) }}
