@@ -48,7 +48,7 @@ unit:
 	$(BIN)/python -m pytest -q -m "not spark and not docs"
 
 e2e:
-	$(BIN)/python -m pytest -q -m spark
+	$(BIN)/python -m pytest -q -m spark --durations=10
 
 # dbt build (models + data tests) on the bundled samples, in a throw-away Spark state folder
 # (kept for docs-check when KEEP_SPARK_CI is set, as `make test` does).

@@ -10,11 +10,13 @@ summary: events per vendor, quarantined records, rows in cdc_current and cdc_his
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
@@ -115,8 +117,12 @@ def start(master: str | None = None):
     configure_environment()
     from python_udfs.registration import register_all
 
+    # importing dbt takes about 2 s of Python; let it overlap the JVM's start-up
+    dbt_import = threading.Thread(target=importlib.import_module, args=("dbt.cli.main",), daemon=True)
+    dbt_import.start()
     spark = build_spark_session(master)
     register_all(spark)
+    dbt_import.join()
     return spark
 
 
