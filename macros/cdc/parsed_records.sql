@@ -11,9 +11,7 @@ with landing as (
     select *
     from {{ landing_records }}
     where record_no > 0
-    {%- if cdc_is_incremental() %}
-        and _loaded_at > (select coalesce(max(_loaded_at), timestamp'1970-01-01') from {{ this }})
-    {%- endif %}
+        and {{ cdc_newer_than_this('_loaded_at') }}
 ),
 
 parsed as (

@@ -26,10 +26,8 @@ source as (
     from {{ ref('base_debezium__landing_records') }}
     where
         record_no > 0
-    {% if cdc_is_incremental() %}
         -- the records loaded since the newest this model holds (D11)
-        and _loaded_at > (select coalesce(max(_loaded_at), timestamp'1970-01-01') from {{ this }})
-    {% endif %}
+        and {{ cdc_newer_than_this('_loaded_at') }}
 ),
 
 -- the record's top-level fields (null unless an object); a Kafka record wrapper has `value` next
