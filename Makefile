@@ -8,6 +8,7 @@ INSTALLED := $(VENV)/.installed
 SPARK_CI := $(CURDIR)/.spark-ci
 DOCS_CI := $(CURDIR)/.docs-ci
 CHROMIUM := /usr/bin/chromium
+CHROMEDRIVER := /usr/bin/chromedriver
 
 .PHONY: run test setup check-java lint unit e2e dbt-build browser docs-check docs clean
 
@@ -57,15 +58,20 @@ dbt-build:
 	CDC_SPARK_DIR=$(SPARK_CI) $(BIN)/cdc-dbt build
 	$(if $(KEEP_SPARK_CI),,rm -rf $(SPARK_CI))
 
-## make browser: install Debian's chromium (headless, for docs-check) unless /usr/bin/chromium exists
+## make browser: install Debian's chromium and chromium-driver (headless browser and its WebDriver, for
+## docs-check) unless /usr/bin/chromium and /usr/bin/chromedriver exist
 browser:
-	@test -x $(CHROMIUM) || { \
-		if [ "$$(id -u)" != 0 ]; then echo "docs-check needs Debian's chromium at $(CHROMIUM); as root run:" \
-			"apt-get update && apt-get install -y --no-install-recommends chromium (or: sudo make browser)"; exit 1; fi; \
-		echo "Installing Debian's chromium (headless browser for docs-check)..."; \
-		{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium; } \
-			|| { echo "apt-get could not install chromium (see above); docs-check needs $(CHROMIUM)."; exit 1; }; \
-		test -x $(CHROMIUM) || { echo "chromium installed but $(CHROMIUM) is missing"; exit 1; }; }
+	@test -x $(CHROMIUM) && test -x $(CHROMEDRIVER) || { \
+		if [ "$$(id -u)" != 0 ]; then echo "docs-check needs Debian's chromium at $(CHROMIUM) and chromium-driver at" \
+			"$(CHROMEDRIVER); as root run: apt-get update && apt-get install -y --no-install-recommends chromium" \
+			"chromium-driver (or: sudo make browser)"; exit 1; fi; \
+		echo "Installing Debian's chromium and chromium-driver (headless browser and WebDriver for docs-check)..."; \
+		{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+			chromium chromium-driver; } \
+			|| { echo "apt-get could not install chromium and chromium-driver (see above); docs-check needs" \
+				"$(CHROMIUM) and $(CHROMEDRIVER)."; exit 1; }; \
+		test -x $(CHROMIUM) || { echo "chromium installed but $(CHROMIUM) is missing"; exit 1; }; \
+		test -x $(CHROMEDRIVER) || { echo "chromium-driver installed but $(CHROMEDRIVER) is missing"; exit 1; }; }
 
 ## make docs-check: `cdc-dbt docs generate` (own target folder) on .spark-ci, whatever it holds (empty alone,
 ## the built samples after dbt-build under `make test`), then the site in headless Chromium: model list,

@@ -193,8 +193,8 @@ def generate_batch(feed: Feed, events: int, path: Path) -> None:
 def project_fingerprint() -> str:
     """Hash of the files that decide what a run does: a change mid-benchmark makes steps incomparable."""
     digest = hashlib.sha256()
-    paths = [PROJECT_DIR / "dbt_project.yml", *sorted(
-        path for folder in ("models", "macros", "seeds", "python_udfs", "profiles")
+    paths = [PROJECT_DIR / "dbt_project.yml", PROJECT_DIR / "profiles.yml", *sorted(
+        path for folder in ("models", "macros", "seeds", "python_udfs")
         for path in (PROJECT_DIR / folder).rglob("*")
         if path.is_file() and "__pycache__" not in path.parts)]
     for path in paths:

@@ -1,8 +1,20 @@
 """`cdc-dbt`: dbt with the project's Python UDFs registered on an in-process Spark session.
 
-dbt-spark's `session` method reuses the process's SparkSession (`builder.getOrCreate()`), so we
-build the session first (local master, UTC, small shuffles, metastore and warehouse under
-CDC_SPARK_DIR), register the UDFs on it, then hand every argument to dbt unchanged.
+dbt-spark's `session` method reuses the process's SparkSession (`builder.getOrCreate()`), so the
+project's session (local master, UTC, small shuffles, metastore and warehouse under CDC_SPARK_DIR)
+with the UDFs registered on it must exist before dbt's first statement. It is started at most once
+per process, by whichever comes first:
+
+* at once, for the commands that always run SQL (`run`, `build`, `seed`, `test`, ...: see
+  SPARK_COMMANDS), overlapping the JVM's start with dbt's import; `run` and `build` then load the
+  reference seeds when they are missing;
+* lazily, at the moment dbt-spark's session cursor first asks for `SparkSession.builder` (see
+  install_lazy_session), for everything else: `ls`, `parse`, `deps` never start Java; `compile`
+  does only when dbt runs a statement (its relation cache, unless --no-populate-cache, or a
+  model's introspective macro).
+
+`cdc-dbt --version` and `--help` import neither dbt nor pyspark. Every other argument goes to dbt
+unchanged.
 
 `cdc-run` (used by `make run`) does `dbt seed` + `dbt run` in one Spark session and prints a
 summary: events per vendor, quarantined records, rows in cdc_current and cdc_history.
@@ -10,6 +22,7 @@ summary: events per vendor, quarantined records, rows in cdc_current and cdc_his
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import re
@@ -30,29 +43,43 @@ def _fail(message: str) -> None:
     raise SystemExit(2)
 
 
-def check_java() -> None:
+def java_problem() -> str | None:
+    """Why Spark cannot start on this machine's Java (None when it can). Runs `java -version`, so it
+    is called only when Spark is about to start, once per JAVA_HOME and PATH."""
+    return _java_problem(os.environ.get("JAVA_HOME", ""), os.environ.get("PATH", ""))
+
+
+@functools.cache
+def _java_problem(java_home: str, path: str) -> str | None:
     """Spark 4 needs Java 17 or newer; say so plainly instead of a JVM stack trace."""
-    java_home = os.environ.get("JAVA_HOME", "")
-    java = shutil.which("java", path=(f"{java_home}/bin:" if java_home else "") + os.environ.get("PATH", ""))
+    java = shutil.which("java", path=(f"{java_home}/bin:" if java_home else "") + path)
     if not java:
-        _fail("Java 17+ is required (Spark runs on the JVM) and no `java` was found. "
-              "Install it, e.g. `apt-get install openjdk-17-jre-headless`, or set JAVA_HOME.")
+        return ("Java 17+ is required (Spark runs on the JVM) and no `java` was found. "
+                "Install it, e.g. `apt-get install openjdk-17-jre-headless`, or set JAVA_HOME.")
     out = subprocess.run([java, "-version"], capture_output=True, text=True, check=False).stderr
     first = out.splitlines()[0] if out else ""
     try:
         version = first.split('"')[1]
         major = int(version.split(".")[0]) if not version.startswith("1.") else int(version.split(".")[1])
     except (IndexError, ValueError):
-        return  # an unusual version string: let Spark decide
+        return None  # an unusual version string: let Spark decide
     if major < 17:
-        _fail(f"Java 17+ is required, found {version} at {java}. Install a newer JDK or set JAVA_HOME.")
+        return f"Java 17+ is required, found {version} at {java}. Install a newer JDK or set JAVA_HOME."
+    return None
+
+
+def check_java() -> None:
+    """Exit with java_problem()'s message, if any (for code about to start Spark in the main thread)."""
+    problem = java_problem()
+    if problem:
+        _fail(problem)
 
 
 def configure_environment() -> None:
     """Absolute defaults for the env vars that dbt_project.yml and profiles.yml read."""
     os.environ.setdefault("CDC_SPARK_DIR", str(PROJECT_DIR / ".spark"))
     os.environ.setdefault("CDC_LANDING_DIR", str(PROJECT_DIR / "data" / "landing"))
-    os.environ.setdefault("DBT_PROFILES_DIR", str(PROJECT_DIR / "profiles"))
+    os.environ.setdefault("DBT_PROFILES_DIR", str(PROJECT_DIR))  # profiles.yml sits next to dbt_project.yml
     os.environ.setdefault("DBT_PROJECT_DIR", str(PROJECT_DIR))
     # Spark's Python workers must use this interpreter (the venv's), not whatever `python3` is.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -112,18 +139,94 @@ def build_spark_session(master: str | None = None, *, app_name: str = "cdc-dbt",
     return spark
 
 
+class SparkStartError(RuntimeError):
+    """The project's Spark session could not start (no Java 17+, or the JVM failed)."""
+
+
+_session_lock = threading.Lock()
+_session = None
+_session_error: str | None = None
+
+
+def project_session(master: str | None = None):
+    """The process's one project session with the UDFs registered, started on first call.
+
+    Thread-safe: dbt's threads may ask at the same time; one starts Spark (Java check, session,
+    register_all) while the others wait for it. A failed start is not retried: every later caller
+    gets the same SparkStartError.
+    """
+    global _session, _session_error
+    with _session_lock:
+        if _session is None:
+            if _session_error is not None:
+                raise SparkStartError(_session_error)
+            problem = java_problem()
+            if problem:
+                _session_error = f"cdc-dbt: {problem}"
+                raise SparkStartError(_session_error)
+            configure_environment()
+            try:
+                from python_udfs.registration import register_all
+
+                spark = build_spark_session(master)
+                register_all(spark)
+            except Exception as exc:
+                _session_error = f"cdc-dbt: Spark did not start: {type(exc).__name__}: {exc}"
+                raise SparkStartError(_session_error) from exc
+            _session = spark
+        return _session
+
+
 def start(master: str | None = None):
+    """Start the project session now (exits with a plain message when Java is missing)."""
     check_java()
     configure_environment()
-    from python_udfs.registration import register_all
-
     # importing dbt takes about 2 s of Python; let it overlap the JVM's start-up
     dbt_import = threading.Thread(target=importlib.import_module, args=("dbt.cli.main",), daemon=True)
     dbt_import.start()
-    spark = build_spark_session(master)
-    register_all(spark)
+    spark = project_session(master)
     dbt_import.join()
     return spark
+
+
+class _ProjectSessionFirst:
+    """Stands in for pyspark's `SparkSession` inside dbt-spark's session module only.
+
+    dbt-spark's `Cursor.execute` runs `SparkSession.builder.enableHiveSupport()...getOrCreate()`
+    before each statement. Reading `.builder` here first makes sure the project session exists
+    (started by project_session, once), so that getOrCreate() returns it, UDFs registered, exactly
+    as when cdc-dbt started it before dbt. Everything else is pyspark's SparkSession unchanged.
+    """
+
+    def __init__(self, spark_session_class) -> None:
+        self._real = spark_session_class
+
+    @property
+    def builder(self):
+        project_session()
+        return self._real.builder
+
+    def __getattr__(self, name: str):
+        return getattr(self._real, name)
+
+
+def install_lazy_session() -> bool:
+    """Hook dbt-spark's session method so that its first statement starts the project session.
+
+    Returns False (nothing hooked) when dbt-spark's session module no longer has the
+    `SparkSession` name its cursor builds sessions from; main() then starts Spark at once.
+    """
+    try:
+        from dbt.adapters.spark import session as dbt_spark_session
+    except ImportError:
+        return False
+    current = getattr(dbt_spark_session, "SparkSession", None)
+    if isinstance(current, _ProjectSessionFirst):
+        return True
+    if current is None or not hasattr(current, "builder"):
+        return False
+    dbt_spark_session.SparkSession = _ProjectSessionFirst(current)
+    return True
 
 
 def invoke_dbt(args: list[str]) -> int:
@@ -157,19 +260,93 @@ def ensure_reference_seeds(spark, args: list[str]) -> int:
     return invoke_dbt(["seed", "--quiet"])
 
 
+# Commands that always run SQL: Spark starts at once, while dbt is being imported (about 2 s saved).
+# Any other command starts it only if dbt runs a statement (install_lazy_session).
+SPARK_COMMANDS = ("run", "build", "seed", "test", "snapshot", "show", "clone", "retry")
+
+
+def starts_spark_at_once(args: list[str]) -> bool:
+    if not args or "-h" in args or "--help" in args:
+        return False
+    return args[0] in SPARK_COMMANDS or args[:2] == ["docs", "generate"]
+
+
+def _version(package: str) -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def print_version() -> None:
+    """Versions from the installed packages' metadata: neither dbt nor pyspark is imported."""
+    print(f"cdc-dbt {_version('cdc-dbt-spark')} (project {PROJECT_DIR})")
+    for package in ("dbt-core", "dbt-spark", "pyspark"):
+        print(f"  {package:<10} {_version(package)}")
+    print(f"  {'python':<10} {sys.version.split()[0]} ({sys.executable})")
+
+
+# The environment cdc-dbt, profiles.yml and dbt_project.yml read: (name, default, meaning).
+ENVIRONMENT = (
+    ("CDC_LANDING_DIR", str(PROJECT_DIR / "data" / "landing"),
+     "input: one sub-folder per vendor (debezium/, qlik/, ...), or a URI (s3a://...)"),
+    ("CDC_SPARK_DIR", str(PROJECT_DIR / ".spark"), "Spark state: metastore_db/ and warehouse/"),
+    ("CDC_SPARK_MASTER", "local[*]", "Spark master of the session cdc-dbt starts"),
+    ("CDC_SPARK_DRIVER_MEMORY", "6g", "spark.driver.memory"),
+    ("CDC_SHUFFLE_PARTITIONS", "4", "spark.sql.shuffle.partitions"),
+    ("CDC_SCHEMA", "cdc", "schema prefix: <schema>_staging, _intermediate, _marts, _reference"),
+    ("CDC_DBT_TARGET", "local", "profiles.yml target: local (this process) or thrift (cdc-spark-server)"),
+    ("CDC_THRIFT_HOST", "127.0.0.1", "thrift target: server host"),
+    ("CDC_THRIFT_PORT", "10000", "thrift target: server port"),
+    ("CDC_THRIFT_USER", "dbt", "thrift target: user name"),
+    ("DBT_PROFILES_DIR", str(PROJECT_DIR), "folder of profiles.yml"),
+    ("DBT_PROJECT_DIR", str(PROJECT_DIR), "dbt project folder (cdc-dbt also runs dbt from there)"),
+    ("JAVA_HOME", "the `java` on PATH", "Java 17+ for Spark, checked only when Spark starts"),
+    ("PYSPARK_PYTHON", "this interpreter", "Python of Spark's workers (also PYSPARK_DRIVER_PYTHON)"),
+)
+
+
+def print_help() -> None:
+    print("usage: cdc-dbt <dbt command> [dbt flags]    e.g. cdc-dbt run --full-refresh\n"
+          "       cdc-dbt <dbt command> --help         dbt's own help for that command\n"
+          "       cdc-dbt --version | --help\n"
+          "\n"
+          "Runs dbt in this process on a local Spark session with the project's Python UDFs registered.\n"
+          f"Spark (Java 17+) starts at once for {', '.join(SPARK_COMMANDS)} and docs generate;\n"
+          "for any other command only when dbt first runs a statement: ls, parse, deps and clean never\n"
+          "do; compile does to fill dbt's relation cache (skip it: --no-populate-cache) and for models\n"
+          "whose macros query the warehouse. run and build load the reference seeds first when missing.\n"
+          "\n"
+          "Environment (* = set in this environment):")
+    width = max(len(name) for name, _, _ in ENVIRONMENT)
+    for name, default, meaning in ENVIRONMENT:
+        mark = "*" if name in os.environ else " "
+        print(f" {mark}{name:<{width}}  {meaning}\n   {'':<{width}}  default: {default}")
+    print("dbt's own variables (DBT_TARGET_PATH, DBT_LOG_PATH, ...) work as with plain dbt.")
+
+
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
-        print("usage: cdc-dbt <dbt command> [dbt flags]   e.g. cdc-dbt run --full-refresh\n"
-              "Runs dbt with the project's Python UDFs registered on a local Spark session.\n"
-              "Env: CDC_LANDING_DIR (input, default data/landing), CDC_SPARK_DIR (state, default .spark).")
+        print_help()
         raise SystemExit(0)
-    check_java()
+    if args[0] == "--version":
+        print_version()
+        raise SystemExit(0)
     configure_environment()
-    check_landing_dir(args[0])
-    spark = start()
+    if "-h" not in args and "--help" not in args:
+        check_landing_dir(args[0])
+    spark = None
+    if starts_spark_at_once(args) or not install_lazy_session():
+        try:
+            spark = start()
+        except SparkStartError as exc:  # the JVM's own output is above
+            print(exc, file=sys.stderr)
+            raise SystemExit(2) from None
     os.chdir(PROJECT_DIR)
-    if ensure_reference_seeds(spark, args) != 0:
+    if spark is not None and ensure_reference_seeds(spark, args) != 0:
         raise SystemExit(1)
     raise SystemExit(invoke_dbt(args))
 

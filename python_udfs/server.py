@@ -1,6 +1,6 @@
 """`cdc-spark-server`: a Spark Thrift Server whose one shared session holds the project's UDFs.
 
-dbt's `thrift` target (profiles/profiles.yml) connects to it with plain `dbt`; the server is the
+dbt's `thrift` target (profiles.yml) connects to it with plain `dbt`; the server is the
 Spark driver, so the same project runs on `local[*]`, a standalone cluster (`spark://…`), YARN
 (client mode) or Kubernetes. Steps: build the session as `cdc-dbt` does (runner.build_spark_session)
 with `spark.sql.hive.thriftServer.singleSession=true`, ship the python_udfs package to the

@@ -12,6 +12,11 @@
         {{ return(false) }}
     {%- endif -%}
     {%- set target = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
+    {%- if target is not none and config.get('cdc_follows_table_config')
+        and _cdc_built_with_table_config(target) != cdc_table_config_md5() -%}
+        {{ log("cdc: " ~ this.identifier ~ ": the per-table configuration (vars cdc_tables / cdc_feeds) changed since it was built: rebuilding it in full", info=true) }}
+        {{ return(false) }}
+    {%- endif -%}
     {%- if model.config.materialized != 'cdc_merge' -%}
         {{ return(target is not none) }}
     {%- endif -%}
@@ -19,6 +24,23 @@
     {%- set stored_watermark = adapter.get_relation(database=watermark.database, schema=watermark.schema,
                                                     identifier=watermark.identifier) -%}
     {{ return(target is not none and stored_watermark is not none) }}
+{% endmacro %}
+
+{#- The cdc_table_config_md5() a model was built with (table property `cdc_table_config_md5`); a
+    table built before the property existed was built without configuration. -#}
+{% macro _cdc_built_with_table_config(relation) %}
+    {%- set rows = run_query("show tblproperties " ~ relation ~ " ('cdc_table_config_md5')").rows -%}
+    {%- set stored = rows[0][-1] if rows | length > 0 else '' -%}
+    {{ return(stored if stored | length == 32 else cdc_default_table_config_md5()) }}
+{% endmacro %}
+
+{#- After a model that follows the per-table configuration was built in full: remember with which. -#}
+{% macro _cdc_remember_table_config(relation) %}
+    {%- if config.get('cdc_follows_table_config') -%}
+        {%- call statement('cdc_remember_table_config') -%}
+            alter table {{ relation }} set tblproperties ('cdc_table_config_md5' = '{{ cdc_table_config_md5() }}')
+        {%- endcall -%}
+    {%- endif -%}
 {% endmacro %}
 
 {#- The time up to which the events have been merged into this model. -#}

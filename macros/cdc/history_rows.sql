@@ -26,7 +26,7 @@ versions as (
         source_vendor,
         source_table,
         pk,
-        {{ _cdc_fold_versions('timeline') }} as versions
+        {{ _cdc_fold_versions('timeline', cdc_tracked_history_columns()) }} as versions
     from timelines
 ),
 
@@ -203,8 +203,23 @@ timelines as (
 {% endmacro %}
 
 {#- Folds a sorted timeline into versions (DECISIONLOG D5/D6): a change lays its present
-    columns over the row of a live key; a delete or truncate of a live key closes it. -#}
-{% macro _cdc_fold_versions(timeline) %}
+    columns over the row of a live key; a delete or truncate of a live key closes it.
+    `tracked_columns` (none, or a SQL expression: an array of column names or null; var
+    cdc_tables, `track_history_columns`): a change that leaves those columns as they were updates
+    the open version in place instead of opening a new one. -#}
+{% macro _cdc_fold_versions(timeline, tracked_columns=none) %}
+    {%- set open_row -%}
+        case
+            when size(done) > 0 and not element_at(done, -1).is_deleted then element_at(done, -1).row
+            else cast(map() as map<string, string>)
+        end
+    {%- endset -%}
+    {%- set new_row -%}
+        map_concat(
+            map_filter({{ open_row }}, (column_name, column_value) -> not map_contains_key(change.after, column_name)),
+            change.after
+        )
+    {%- endset -%}
     aggregate(
         {{ timeline }},
         cast(array() as array<struct<
@@ -220,18 +235,20 @@ timelines as (
                     )))
                     else done
                 end
+            {%- if tracked_columns is not none %}
+            when {{ tracked_columns }} is not null and size(done) > 0 and not element_at(done, -1).is_deleted
+                and array_sort(map_entries(map_filter({{ open_row }}, (column_name, column_value) -> array_contains({{ tracked_columns }}, column_name))))
+                    = array_sort(map_entries(map_filter({{ new_row }}, (column_name, column_value) -> array_contains({{ tracked_columns }}, column_name))))
+                -- no tracked column changed: the open version takes the new values, keeping its start
+                then concat(slice(done, 1, size(done) - 1), array(named_struct(
+                    'op', element_at(done, -1).op, 'is_deleted', false, 'row', {{ new_row }},
+                    'sequence', element_at(done, -1).sequence, 'committed_at', element_at(done, -1).committed_at,
+                    'event_id', element_at(done, -1).event_id
+                )))
+            {%- endif %}
             else concat(done, array(named_struct(
                 'op', change.op, 'is_deleted', false,
-                'row', map_concat(
-                    map_filter(
-                        case
-                            when size(done) > 0 and not element_at(done, -1).is_deleted then element_at(done, -1).row
-                            else cast(map() as map<string, string>)
-                        end,
-                        (column_name, column_value) -> not map_contains_key(change.after, column_name)
-                    ),
-                    change.after
-                ),
+                'row', {{ new_row }},
                 'sequence', change.sequence, 'committed_at', change.committed_at, 'event_id', change.event_id
             )))
         end

@@ -18,5 +18,12 @@ from {{ this }}
             ~ row[2] ~ " files, " ~ row[3] ~ " records so far (" ~ var('cdc_landing_dir') ~ "/" ~ vendor ~ ")",
             info=true
         ) }}
+        {%- if row[2] == 0 -%}
+            {%- do exceptions.warn(
+                "cdc: " ~ vendor ~ " is in the var cdc_vendors but " ~ var('cdc_landing_dir') ~ "/" ~ vendor
+                ~ " holds no landing file (the folder is missing or empty). Check CDC_LANDING_DIR, or leave "
+                ~ vendor ~ " out of cdc_vendors."
+            ) -%}
+        {%- endif -%}
     {%- endif -%}
 {% endmacro %}

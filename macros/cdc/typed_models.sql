@@ -19,6 +19,7 @@
         '_cdc_committed_at': 'source_committed_at',
         '_cdc_sequence': 'sequence',
         '_cdc_last_op': 'last_op',
+        '_cdc_is_deleted': 'is_deleted',
     } -%}
     {%- set history_columns = {
         '_cdc_pk': 'pk',
@@ -43,6 +44,7 @@
         {{ exceptions.raise_compiler_error(call ~ " needs source_table='<qualified name as in cdc_current.source_table>', e.g. source_table='shop.customers'") }}
     {%- endif -%}
     {%- set upstream = ref('cdc_current') if kind == 'current' else ref('cdc_history') -%}
+    {%- set merged_state = ref('int_cdc__current_state') -%}
     {#- the YAML columns reach the model only after parsing: nothing more to check or write before -#}
     {%- if not execute -%}
         {{ return('') }}
@@ -65,6 +67,7 @@
         {%- do feed_columns.append((column.meta or {}).get('source_column', column.name)) -%}
     {%- endfor -%}
     {%- set row_filter = "source_vendor = '" ~ source_vendor ~ "' and source_table = '" ~ source_table | replace("'", "\\'") ~ "'" -%}
+    {%- do _cdc_check_table_was_sent(merged_state, source_vendor, source_table, kind) -%}
     {%- do _cdc_warn_undeclared_columns(upstream, row_filter, feed_columns) -%}
 -- {{ call }}: {{ source_vendor }} {{ source_table }}, typed as the YAML declares
 with source_rows as (
@@ -85,6 +88,39 @@ select
     {%- if not loop.last %},{% endif %}
     {%- endfor %}
 from source_rows
+{% endmacro %}
+
+{#- A typed model of a table its feed has never sent (a misspelt name, most often) fails with the
+    tables the feed did send, instead of building an empty view. Config `cdc_unknown_table: warn`
+    (set for the example models of the bundled samples) makes it a warning; so is a feed that has
+    sent nothing yet. -#}
+{% macro _cdc_check_table_was_sent(merged_state, source_vendor, source_table, kind) %}
+    {%- if flags.WHICH in ('run', 'build') -%}
+        {%- set sent = run_query(
+            "select distinct source_table from " ~ merged_state ~ " where source_vendor = '" ~ source_vendor ~ "' order by 1"
+        ).columns[0].values() | list -%}
+        {%- set scd_type_1 = [] -%}
+        {%- for setting in cdc_table_config() if setting['source_vendor'] == source_vendor
+            and setting['source_table'] == source_table and setting['scd_type'] == 1 -%}
+            {%- do scd_type_1.append(source_table) -%}
+        {%- endfor -%}
+        {%- if source_table not in sent or (kind == 'history' and scd_type_1) -%}
+            {%- if kind == 'history' and scd_type_1 -%}
+                {%- set problem = source_table ~ " is configured scd_type: 1 in the var cdc_tables, so it has no history" -%}
+            {%- elif sent | length == 0 -%}
+                {%- set problem = "the " ~ source_vendor ~ " feed has sent no change event yet, so " ~ source_table ~ " is empty" -%}
+            {%- else -%}
+                {%- set problem = "the " ~ source_vendor ~ " feed has never sent table " ~ source_table
+                    ~ "; the tables it sent: " ~ sent[:30] | join(', ') ~ ("..." if sent | length > 30 else "")
+                    ~ ". Fix source_table= in " ~ model.original_file_path -%}
+            {%- endif -%}
+            {%- if sent | length == 0 or config.get('cdc_unknown_table', 'error') == 'warn' -%}
+                {%- do exceptions.warn(model.name ~ ": " ~ problem) -%}
+            {%- else -%}
+                {{ exceptions.raise_compiler_error(model.name ~ ": " ~ problem) }}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endif -%}
 {% endmacro %}
 
 {#- Warns (does not fail) when the feed sends columns the model's YAML does not declare. -#}

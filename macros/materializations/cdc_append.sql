@@ -13,7 +13,8 @@
 
     {{ run_hooks(pre_hooks) }}
 
-    {%- if existing is not none and not should_full_refresh() -%}
+    {#- not incremental also when the per-table configuration this model follows changed -#}
+    {%- if existing is not none and cdc_is_incremental() -%}
         {%- if cdc_nothing_new_marker() in sql -%}
             {{ log("cdc_append: " ~ this.identifier ~ ": nothing new upstream", info=false) }}
             {%- call statement('main') -%}
@@ -39,6 +40,7 @@
             using {{ file_format }}
             as {{ sql }}
         {%- endcall -%}
+        {{ _cdc_remember_table_config(target) }}
     {%- endif -%}
 
     {{ run_hooks(post_hooks) }}

@@ -103,6 +103,7 @@ cdc_merge model {{ this.identifier }}: set unique_key to the list of columns tha
         partitioned by (_bucket)
         as select {{ columns | join(', ') }} from {{ staging }}
     {%- endcall -%}
+    {{ _cdc_remember_table_config(target) }}
     {%- call statement('cdc_reset_watermark') -%}
         drop table if exists {{ watermark }}
     {%- endcall -%}

@@ -1,35 +1,38 @@
 """The dbt docs site renders in a real headless browser: model list and cdc_current's lineage graph.
 
 `make docs-check` runs `cdc-dbt docs generate` into its own target folder and points CDC_DOCS_DIR
-at it; this test serves that folder on 127.0.0.1 with http.server, drives Debian's chromium over
-the DevTools protocol (websocket-client) and keeps screenshots in artifacts/docs/.
+at it; this test serves that folder on 127.0.0.1 with http.server, drives Debian's chromium with
+Selenium through Debian's chromedriver (package chromium-driver; Selenium Manager is bypassed, so
+nothing is downloaded) and keeps screenshots in artifacts/docs/.
 """
 
 from __future__ import annotations
 
-import base64
 import functools
 import json
 import os
-import subprocess
 import threading
 import time
-import urllib.request
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-import websocket  # websocket-client, in the dev extras
+from selenium import webdriver  # selenium, in the dev extras
+from selenium.common.exceptions import TimeoutException, WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.wait import WebDriverWait
 
 pytestmark = pytest.mark.docs
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 ARTIFACTS_DIR = Path(os.environ.get("CDC_DOCS_ARTIFACTS", PROJECT_DIR / "artifacts" / "docs"))
 CHROMIUM = os.environ.get("CDC_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("CDC_CHROMEDRIVER", "/usr/bin/chromedriver")
 TIMEOUT = 60.0  # seconds, for every wait below
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
+    "--disable-component-update", "--disable-sync", "--window-size=1600,1000",
 ]
 
 
@@ -96,118 +99,77 @@ def site_url(docs_dir: Path):
         thread.join(timeout=10)
 
 
-# ---------------------------------------------------------------------------- browser over CDP
+# ------------------------------------------------------------------------------ browser (Selenium)
 class Page:
-    """A minimal DevTools-protocol client for one page target."""
+    """The page of a Selenium-driven chromium, with the few steps the checks need."""
 
-    def __init__(self, ws_url: str):
-        # Chromium refuses DevTools websockets that carry an Origin header it was not told to allow.
-        self._ws = websocket.create_connection(ws_url, timeout=TIMEOUT, suppress_origin=True)
-        self._next_id = 0
-        self.js_errors: list[str] = []  # uncaught page exceptions, reported when a wait fails
-
-    def send(self, method: str, **params) -> dict:
-        self._next_id += 1
-        call_id = self._next_id
-        self._ws.send(json.dumps({"id": call_id, "method": method, "params": params}))
-        deadline = time.monotonic() + TIMEOUT
-        while time.monotonic() < deadline:
-            try:
-                message = json.loads(self._ws.recv())
-            except (websocket.WebSocketException, OSError) as exc:  # timeout/closed: chromium hung or died
-                pytest.fail(f"DevTools {method}: no answer from chromium ({type(exc).__name__}: {exc})")
-            if message.get("method") == "Runtime.exceptionThrown":
-                self.js_errors.append(message["params"]["exceptionDetails"].get("exception", {})
-                                      .get("description", message["params"]["exceptionDetails"].get("text")))
-            if message.get("id") == call_id:
-                if "error" in message:
-                    pytest.fail(f"DevTools {method} failed: {message['error']}")
-                return message.get("result", {})
-        pytest.fail(f"DevTools {method} got no answer within {TIMEOUT:.0f} s")
+    def __init__(self, driver: webdriver.Chrome):
+        self.driver = driver
 
     def evaluate(self, expression: str):
-        result = self.send("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
-        if "exceptionDetails" in result:
-            pytest.fail(f"JavaScript failed: {expression}\n{result['exceptionDetails']}")
-        return result["result"].get("value")
+        """The value of a JS expression (a Promise is awaited)."""
+        try:
+            return self.driver.execute_script(f"return ({expression});")
+        except WebDriverException as exc:
+            pytest.fail(f"JavaScript failed: {expression}\n{exc.msg}")
+
+    def errors(self) -> list[str]:
+        """The page's errors so far (uncaught exceptions, failed loads), from chromedriver's browser log."""
+        return [entry["message"] for entry in self.driver.get_log("browser") if entry["level"] == "SEVERE"]
 
     def wait_for(self, expression: str, what: str, timeout: float = TIMEOUT):
         """Poll a JS expression until it is truthy; fail naming `what` after `timeout` seconds."""
-        deadline = time.monotonic() + timeout
-        value = None
-        while time.monotonic() < deadline:
-            value = self.evaluate(expression)
-            if value:
-                return value
-            time.sleep(0.25)
-        shot = ARTIFACTS_DIR / "failure.png"
-        self.screenshot(shot)
-        pytest.fail(f"timed out after {timeout:.0f} s waiting for {what} (last value: {value!r}); "
-                    f"page is {self.evaluate('location.href')}; screenshot in {shot}; "
-                    f"page exceptions: {self.js_errors[-5:] or 'none'}")
+        try:
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.25).until(
+                lambda _: self.evaluate(expression))
+        except TimeoutException:
+            shot = ARTIFACTS_DIR / "failure.png"
+            self.screenshot(shot)
+            pytest.fail(f"timed out after {timeout:.0f} s waiting for {what} "
+                        f"(last value: {self.evaluate(expression)!r}); page is {self.driver.current_url}; "
+                        f"screenshot in {shot}; page errors: {self.errors()[-5:] or 'none'}")
 
     def navigate(self, url: str) -> None:
-        self.send("Page.navigate", url=url)
+        self.driver.get(url)
+
+    def click(self, css: str) -> None:
+        """A real click (the element must be displayed and not covered), as a user's."""
+        self.driver.find_element(By.CSS_SELECTOR, css).click()
 
     def screenshot(self, path: Path) -> None:
-        data = self.send("Page.captureScreenshot", format="png")["data"]
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(base64.b64decode(data))
-
-    def close(self) -> None:
-        self._ws.close()
-
-
-def _read_json(url: str):
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return json.loads(response.read())
+        if not self.driver.save_screenshot(str(path)):
+            pytest.fail(f"chromium took no screenshot for {path}")
 
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory, site_url):
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"{CHROMIUM} is missing: `make browser` installs Debian's chromium.")
+    for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
+        if not os.access(path, os.X_OK):
+            pytest.fail(f"{path} is missing: `make browser` installs Debian's {package}.")
     ARTIFACTS_DIR.mkdir(parents=True, exist_ok=True)
     for stale in ARTIFACTS_DIR.glob("*.png"):  # screenshots of an earlier run would mislead
         stale.unlink()
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    log_path = profile.parent / "chromium.log"
-    with open(log_path, "wb") as log:
-        browser = subprocess.Popen(
-            [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--remote-debugging-address=127.0.0.1",
-             "--remote-debugging-port=0", "--window-size=1600,1000", "about:blank"],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    client = None
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    log_path = tmp_path_factory.mktemp("chromedriver") / "chromedriver.log"
+    try:  # a driver path given: Selenium Manager is skipped (it would download drivers)
+        driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER, log_output=str(log_path)))
+    except WebDriverException as exc:
+        log = log_path.read_text(errors="replace")[-4000:] if log_path.is_file() else ""
+        pytest.fail(f"chromedriver could not start chromium: {exc.msg}\n{log}")
     try:
-        port_file = profile / "DevToolsActivePort"
-        deadline = time.monotonic() + TIMEOUT
-        while not (port_file.is_file() and port_file.read_text().count("\n") >= 1):
-            if browser.poll() is not None:
-                pytest.fail(f"chromium exited ({browser.returncode}) before opening DevTools:\n"
-                            f"{log_path.read_text(errors='replace')[-4000:]}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"chromium wrote no {port_file} within {TIMEOUT:.0f} s:\n"
-                            f"{log_path.read_text(errors='replace')[-4000:]}")
-            time.sleep(0.1)
-        port = int(port_file.read_text().splitlines()[0])
-        targets = [t for t in _read_json(f"http://127.0.0.1:{port}/json/list") if t.get("type") == "page"]
-        if not targets:
-            pytest.fail(f"chromium on port {port} has no page target")
-        client = Page(targets[0]["webSocketDebuggerUrl"])
-        client.send("Page.enable")
-        client.send("Runtime.enable")
-        client.send("Emulation.setDeviceMetricsOverride", width=1600, height=1000, deviceScaleFactor=1,
-                    mobile=False)
-        yield client
+        driver.set_script_timeout(TIMEOUT)
+        driver.set_page_load_timeout(TIMEOUT)
+        # a 1600x1000 viewport (--window-size sizes the window, whose frame takes part of it)
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": 1600, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+        yield Page(driver)
     finally:
-        if client is not None:
-            client.close()
-        browser.terminate()
-        try:
-            browser.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            browser.kill()
-            browser.wait(timeout=15)
+        driver.quit()
 
 
 # ---------------------------------------------------------------------------------------- checks
@@ -279,7 +241,7 @@ def test_cdc_current_lineage_graph_renders(page: Page, site_url: str, manifest: 
 
     # The launcher button ("View Lineage Graph") opens the model's graph in the sidebar: it and its parents.
     page.wait_for("document.querySelector('a[title=\"View Lineage Graph\"]')", "the View Lineage Graph button")
-    page.evaluate("document.querySelector('a[title=\"View Lineage Graph\"]').click()")
+    page.click('a[title="View Lineage Graph"]')
     node_ids = f"{CY}.nodes().map(n => n.id())"
     sidebar = page.wait_for(
         f"(() => {{ const ids = {CY} ? {node_ids} : []; "
@@ -289,7 +251,7 @@ def test_cdc_current_lineage_graph_renders(page: Page, site_url: str, manifest: 
 
     # "View Fullscreen" expands it to +cdc_current+: everything upstream (landing sources, staging,
     # int_cdc__change_events, ...) and downstream (typed models).
-    page.evaluate("document.querySelector('a[ng-click=\"showExpanded()\"]').click()")
+    page.click('a[ng-click="showExpanded()"]')
     expected = sorted(upstream | downstream | {target})
     nodes = page.wait_for(
         f"(() => {{ const ids = {CY} ? {node_ids} : []; "

@@ -243,14 +243,17 @@ def test_spanner_documented_values(built):
 
 
 def test_plain_dbt_names_the_runner(cdc_project):
-    """`dbt run` without cdc-dbt has no UDFs (Datastream's landing decodes Avro with one): it must
-    fail and say what to run instead."""
-    env = {**cdc_project.environment(), "DBT_PROFILES_DIR": str(PROJECT_DIR / "profiles")}
+    """`dbt run` without cdc-dbt has no UDFs: it must fail before its first model and say what to
+    run instead, also when the selected model calls no UDF (the on-run-start check)."""
+    # no DBT_PROFILES_DIR: plain dbt finds profiles.yml in the project folder, as for a user
+    env = {key: value for key, value in cdc_project.environment().items() if key != "DBT_PROFILES_DIR"}
     proc = subprocess.run([str(Path(sys.executable).parent / "dbt"), "run", "--select",
-                           "base_datastream__landing_records"],
+                           "stg_debezium__change_events"],
                           cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=900, check=False)
     assert proc.returncode != 0
-    assert "cdc-dbt" in proc.stdout, proc.stdout[-3000:]
+    for says in ("`dbt run` on this project needs the project's Python UDFs",
+                 "Run it through the project runner instead of plain dbt:", ".venv/bin/cdc-dbt run ..."):
+        assert says in proc.stdout, proc.stdout[-3000:]
 
 
 def test_run_alone_on_a_fresh_folder_then_show_prints_clean_json(cdc_project):

@@ -166,7 +166,7 @@ def plain_dbt(root: Path, landing: Path, port: int, *args: str) -> str:
     env = {**os.environ, "CDC_THRIFT_HOST": "127.0.0.1", "CDC_THRIFT_PORT": str(port),
            "CDC_LANDING_DIR": str(landing), "DBT_TARGET_PATH": str(root / "target"),
            "DBT_LOG_PATH": str(root / "logs"), "CDC_SPARK_DIR": str(root / "unused-local-spark")}
-    proc = subprocess.run([str(BIN / "dbt"), *args, "--target", "thrift", "--profiles-dir", "profiles"],
+    proc = subprocess.run([str(BIN / "dbt"), *args, "--target", "thrift"],
                           cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=1800, check=False)
     if proc.returncode != 0:
         pytest.fail(f"dbt {' '.join(args)} --target thrift failed ({proc.returncode}):\n"

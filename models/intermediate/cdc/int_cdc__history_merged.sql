@@ -1,7 +1,8 @@
 {{ config(
     materialized='cdc_merge',
     unique_key=['source_vendor', 'source_table', 'pk', 'event_id'],
-    sequence_column='valid_from_sequence'
+    sequence_column='valid_from_sequence',
+    cdc_follows_table_config=true
 ) }}
 
 {{ cdc_history_rows(events=ref('int_cdc__change_events')) }}

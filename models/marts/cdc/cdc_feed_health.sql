@@ -2,9 +2,15 @@
 
 -- How each feed is doing, per vendor and source table: the newest change, how far the vendor
 -- says the feed is complete (heartbeats), what the latest load brought, and how long ago a file
--- last landed. A view, so the lags are as of the moment it is read. Quarantined records have no
+-- last landed; a vendor of cdc_vendors without any file has a row too (vendor_files_total 0,
+-- which the cdc_feed_has_files test warns about). A view, so the lags are as of the moment it is read. Quarantined records have no
 -- trustworthy table, so their counts are per vendor (repeated on each of its tables).
-with files as (
+with vendors as (
+    -- every vendor the project reads (var cdc_vendors), also one without any file yet
+    select explode(array({% for vendor in cdc_vendors() %}'{{ vendor }}'{{ ', ' if not loop.last }}{% endfor %})) as source_vendor
+),
+
+files as (
     select
         source_vendor,
         count(*) as files_total,
@@ -43,15 +49,15 @@ quarantine as (
 
 select
     -- ids
-    files.source_vendor,
+    vendors.source_vendor,
     events.source_table,
     -- numerics
     coalesce(events.events_total, 0) as events_total,
     coalesce(events.events_in_latest_load, 0) as events_in_latest_load,
     coalesce(quarantine.quarantined_total, 0) as vendor_quarantined_total,
     coalesce(quarantine.quarantined_in_latest_load, 0) as vendor_quarantined_in_latest_load,
-    files.files_total as vendor_files_total,
-    files.records_total as vendor_records_total,
+    coalesce(files.files_total, 0) as vendor_files_total,
+    coalesce(files.records_total, 0) as vendor_records_total,
     -- timestamps
     events.last_event_committed_at,
     events.last_event_loaded_at,
@@ -61,10 +67,12 @@ select
     -- lags, in seconds: how old the newest change is, and how long no file has landed
     unix_timestamp(current_timestamp()) - unix_timestamp(events.last_event_committed_at) as event_lag_seconds,
     unix_timestamp(current_timestamp()) - unix_timestamp(files.last_file_landed_at) as landing_idle_seconds
-from files
+from vendors
+left join files
+    on vendors.source_vendor = files.source_vendor
 left join events
-    on files.source_vendor = events.source_vendor
+    on vendors.source_vendor = events.source_vendor
 left join quarantine
-    on files.source_vendor = quarantine.source_vendor
+    on vendors.source_vendor = quarantine.source_vendor
 left join {{ ref('int_cdc__feed_watermarks') }} as watermarks
-    on files.source_vendor = watermarks.source_vendor
+    on vendors.source_vendor = watermarks.source_vendor

@@ -2,6 +2,7 @@
 
 -- Every version of every key (SCD type 2; DESIGN §6). The versions are merged incrementally in
 -- int_cdc__history_merged; this is what analysts query, without the merge's bucket column.
+-- Tables whose cdc_tables entry says `scd_type: 1` keep their current state only: left out here.
 select
     source_vendor,
     source_table,
@@ -17,3 +18,4 @@ select
     valid_to_sequence,
     event_id
 from {{ ref('int_cdc__history_merged') }}
+where not {{ cdc_tables_where('scd_type_1') }}

@@ -1,4 +1,4 @@
-{{ config(materialized='cdc_append') }}
+{{ config(materialized='cdc_append', cdc_follows_table_config=true) }}
 {{ cdc_skip_unless_newer([ref('base_datahub__parsed')], '_parsed_at') }}
 
 -- Alibaba DataHub changes in the contract shape (DESIGN §5); `_quarantine_reason` says why one
@@ -29,7 +29,11 @@ changes as (
     select
         parsed.*,
         coalesce(parsed.before, before_halves.before_image) as paired_before,
-        coalesce(map_keys(parsed.key), seed_keys.key_columns) as key_columns,
+        coalesce(
+            case when seed_keys.declared then seed_keys.key_columns end,
+            map_keys(parsed.key),
+            seed_keys.key_columns
+        ) as key_columns,
         greatest(parsed._parsed_at, coalesce(before_halves.registered_at, parsed._parsed_at)) as taken_at
     from {{ ref('base_datahub__parsed') }} as parsed
     left join before_halves
@@ -89,4 +93,4 @@ renamed as (
     from moved
 ),
 
-{{ cdc_contract_events(changes='renamed', vendor='datahub', guess_id_key=false) }}
+{{ cdc_contract_events(changes='renamed', vendor='datahub', key_fallback=false) }}

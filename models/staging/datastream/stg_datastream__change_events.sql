@@ -1,4 +1,4 @@
-{{ config(materialized='cdc_append') }}
+{{ config(materialized='cdc_append', cdc_follows_table_config=true) }}
 
 -- Datastream events in the contract shape (DESIGN §5); `_quarantine_reason` says why one cannot
 -- be used. Order per key: the source position per engine; backfill rows have none and lose to
@@ -9,4 +9,4 @@ with
     position_sequence=datastream_position_sequence('source_engine', 'position')
 ) }}
 
-{{ cdc_contract_events(changes='renamed', vendor='datastream', guess_id_key=false) }}
+{{ cdc_contract_events(changes='renamed', vendor='datastream', key_fallback=false) }}

@@ -1,4 +1,4 @@
-{{ config(materialized='cdc_append') }}
+{{ config(materialized='cdc_append', cdc_follows_table_config=true) }}
 
 -- Debezium change events in the contract shape (DESIGN §5); `_quarantine_reason` says why one
 -- cannot be used. Order per key: the connector position compared as numbers; without one, the

@@ -1,4 +1,4 @@
-{{ config(materialized='cdc_append') }}
+{{ config(materialized='cdc_append', cdc_follows_table_config=true) }}
 {{ cdc_skip_unless_newer([ref('base_qlik__parsed')], '_parsed_at') }}
 
 -- Qlik Replicate data messages in the contract shape (DESIGN §5); `_quarantine_reason` says why
@@ -69,7 +69,12 @@ data_messages as (
 masks_decoded as (
     select
         data_messages.*,
-        coalesce(data_messages.version_key_columns, seed_keys.key_columns) as key_columns,
+        -- keys declared in cdc_tables, else the table version's, else the seed's
+        coalesce(
+            case when seed_keys.declared then seed_keys.key_columns end,
+            data_messages.version_key_columns,
+            seed_keys.key_columns
+        ) as key_columns,
         transform(captured_ordinals, ordinal -> column_by_ordinal[ordinal]) as captured_columns,
         transform(changed_ordinals, ordinal -> column_by_ordinal[ordinal]) as changed_column_names,
         case
@@ -159,4 +164,4 @@ renamed as (
     from moved
 ),
 
-{{ cdc_contract_events(changes='renamed', vendor='qlik', guess_id_key=true) }}
+{{ cdc_contract_events(changes='renamed', vendor='qlik') }}

@@ -1,4 +1,4 @@
-{{ config(materialized='cdc_append') }}
+{{ config(materialized='cdc_append', cdc_follows_table_config=true) }}
 
 -- Spanner change-stream mods in the contract shape (DESIGN §5); `_quarantine_reason` says why one
 -- cannot be used. Order per key: commit timestamp, record sequence, mod index. NEW_VALUES /
