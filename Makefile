@@ -10,9 +10,14 @@ DOCS_CI := $(CURDIR)/.docs-ci
 CHROMIUM := /usr/bin/chromium
 CHROMEDRIVER := /usr/bin/chromedriver
 
-.PHONY: run test setup check-java lint unit e2e dbt-build browser docs-check docs clean
+# Delta Lake for the state tables: the release built for the pinned pyspark (4.1; Delta's
+# compatibility table), fetched by Maven into .delta-jars/ once (make delta)
+DELTA_VERSION := 4.2.0
+DELTA_JARS := $(CURDIR)/.delta-jars
 
-setup: check-java $(INSTALLED)
+.PHONY: run test setup check-java delta lint unit e2e dbt-build browser docs-check docs clean
+
+setup: check-java $(INSTALLED) delta
 
 check-java:
 	@command -v java >/dev/null 2>&1 || { \
@@ -27,6 +32,24 @@ $(INSTALLED): pyproject.toml
 	@echo "Installing the project into $(VENV) (first time: a few minutes, pyspark is large)..."
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
 	@touch $@
+
+## make delta: fetch the Delta Lake jars (delta-spark, delta-storage $(DELTA_VERSION)) into .delta-jars/ with Maven,
+## which uses the machine's Maven settings and its ~/.m2 cache (offline once fetched). cdc-dbt loads them and
+## builds the state tables as Delta; without them, it says so and uses parquet.
+delta: $(DELTA_JARS)/.fetched-$(DELTA_VERSION)
+
+$(DELTA_JARS)/.fetched-$(DELTA_VERSION):
+	@command -v mvn >/dev/null 2>&1 || { echo "make delta: Maven (mvn) is not installed, so the Delta Lake jars" \
+		"cannot be fetched: the state tables will be parquet. Install Maven (apt-get install maven) and run make delta."; \
+		exit 0; }
+	@rm -rf $(DELTA_JARS) && mkdir -p $(DELTA_JARS)
+	@echo "Fetching the Delta Lake $(DELTA_VERSION) jars with Maven into $(DELTA_JARS)..."
+	@for artifact in io.delta:delta-spark_2.13:$(DELTA_VERSION) io.delta:delta-storage:$(DELTA_VERSION); do \
+		mvn -q -B dependency:copy -Dartifact=$$artifact -DoutputDirectory=$(DELTA_JARS) >$(DELTA_JARS)/mvn.log 2>&1 \
+			|| { echo "make delta: Maven could not fetch $$artifact (log: $(DELTA_JARS)/mvn.log): the state tables" \
+				"will be parquet until make delta succeeds."; rm -f $(DELTA_JARS)/*.jar; exit 0; }; \
+	done
+	@rm -f $(DELTA_JARS)/mvn.log && touch $@
 
 ## make run: build current and history tables from CDC_LANDING_DIR (default: data/landing) and print a summary
 run: setup
@@ -94,3 +117,4 @@ docs: setup
 
 clean:
 	rm -rf target logs .spark .spark-ci .spark-lint .docs-ci artifacts/docs dbt_packages
+	@# .delta-jars/ is kept: it is a download, not build output

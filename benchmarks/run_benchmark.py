@@ -12,11 +12,17 @@ First N events are generated into <work>/landing/debezium/*.jsonl (~100k lines a
  3. hand-written PySpark job (benchmarks/handwritten_job.py) over the N events
  4. cdc-dbt run                   full build over the N events
  5. cdc-dbt run                   again, no new file: the no-op run
- 6. a 1 % batch as a new file, cdc-dbt run: the incremental run
+ 6. a 1 % batch as a new file, cdc-dbt run: the incremental run (state tables on Delta when
+    `make delta` fetched the jars, else parquet)
  7. counts and fingerprints of cdc_current / cdc_history (cdc-dbt show)
- 8. cdc-dbt run --full-refresh    everything rebuilt from the landing files
- 9. hand-written job again over N + batch
-10. comparison (cdc-dbt show): incremental == full refresh, cdc_current == the job's output
+    With Delta, the same on parquet, side by side:
+ 8. cdc-dbt run --vars '{cdc_file_format: parquet}'   the state tables rebuilt as parquet
+ 9. another 1 % batch, cdc-dbt run (parquet): the incremental run on parquet
+10. counts and fingerprints again
+11. cdc-dbt run --full-refresh    everything rebuilt from the landing files (default format)
+12. hand-written job again over N + batches
+13. comparison (cdc-dbt show): incremental == full refresh (so Delta == parquet), cdc_current ==
+    the job's output
 
 Prints a table, three ratios against their targets, correctness lines and dbt's time per model;
 writes the figures to <work>/benchmark.json. See benchmarks/README.md.
@@ -36,6 +42,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from python_udfs.runner import delta_jars
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 VENV_PYTHON = PROJECT_DIR / ".venv" / "bin" / "python"
@@ -60,6 +68,11 @@ RATIOS = (
     ("full build / hand-written job", "full_build", "handwritten_job", 2.0, "the aim is parity, 1.0"),
     ("no-op run / bare Spark start", "noop_run", "bare_spark_start", 3.0, ""),
     ("1 % batch / full build", "incremental_1pct", "full_build", 0.15, ""),
+)
+# with the Delta jars: the issue-15 target for the Delta state tables, and parquet beside it
+DELTA_RATIOS = (
+    ("1 % batch on Delta / full build", "incremental_1pct", "full_build", 0.10, ""),
+    ("1 % batch on parquet / full build", "incremental_1pct_parquet", "full_build", 0.15, "for comparison"),
 )
 
 # One Debezium MySQL message value, bare payload form (JSON converter with schemas disabled);
@@ -392,7 +405,7 @@ def print_report(figures: dict) -> None:
           f"{check['incremental_equals_full_refresh']!s:>11}")
     print(f"{'expected live keys (generator)':<62} {check['expected_live_keys']:>11,}")
     print_model_breakdown({name: figures["model_seconds"][name]
-                           for name in ("full build", "no-op run", "incremental")})
+                           for name in ("full build", "no-op run", "incremental", "incremental parquet")})
 
 
 def print_model_breakdown(model_seconds: dict[str, dict[str, float]]) -> None:
@@ -465,7 +478,8 @@ def main(argv: list[str] | None = None) -> int:
     debezium_dir = work / "landing" / "debezium"
     debezium_dir.mkdir(parents=True)
     (work / "logs").mkdir()
-    runner = Runner(work=work, env=benchmark_env(work), total_steps=10)
+    on_delta = bool(delta_jars())
+    runner = Runner(work=work, env=benchmark_env(work), total_steps=13 if on_delta else 10)
     print(f"work folder: {work}", flush=True)
 
     events, keys = args.events, args.keys
@@ -506,8 +520,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote a {batch_events:,}-event batch (positions up to mysql-bin.{feed.file_no:06d}:{feed.pos})",
               flush=True)
         seconds, _ = runner.cdc_dbt("incremental run", ["run"])
-        record("incremental_1pct", "incremental 1 % batch (cdc-dbt run)", seconds, batch_events)
+        record("incremental_1pct", f"incremental 1 % batch ({'Delta' if on_delta else 'parquet'})",
+               seconds, batch_events)
         _, after_incremental = runner.show("counts after incremental", counts_sql())
+
+        if on_delta:  # the same batch size on parquet state tables, side by side
+            parquet = ["--vars", "{cdc_file_format: parquet}"]
+            seconds, _ = runner.cdc_dbt("state tables to parquet", ["run", *parquet])
+            record("parquet_rebuild", "state tables rebuilt as parquet", seconds, events + batch_events)
+            generate_batch(feed, batch_events, debezium_dir / "orders-incremental-0002.jsonl")
+            seconds, _ = runner.cdc_dbt("incremental run on parquet", ["run", *parquet])
+            record("incremental_1pct_parquet", "incremental 1 % batch (parquet)", seconds, batch_events)
+            _, after_incremental = runner.show("counts after incremental on parquet", counts_sql())
+            total += batch_events
 
         seconds, _ = runner.cdc_dbt("full refresh", ["run", "--full-refresh"])
         record("full_refresh", "full refresh (--full-refresh)", seconds, total)
@@ -521,7 +546,7 @@ def main(argv: list[str] | None = None) -> int:
     incremental_equal = all(after_incremental[name] == final[name] for name in (
         "current_rows", "history_rows", "current_fingerprint", "history_fingerprint"))
     ratios = []
-    for name, numerator, denominator, target, aim in RATIOS:
+    for name, numerator, denominator, target, aim in RATIOS + (DELTA_RATIOS if on_delta else ()):
         value = steps[numerator]["seconds"] / steps[denominator]["seconds"]
         ratios.append({"name": name, "value": round(value, 4), "target": target, "met": value <= target,
                        "aim": aim})
@@ -529,6 +554,7 @@ def main(argv: list[str] | None = None) -> int:
         "events": events,
         "keys": keys,
         "batch_events": batch_events,
+        "state_table_format": "delta" if on_delta else "parquet",
         "landing_files": files + 1,
         "work_dir": str(work),
         "generation_seconds": round(generation_seconds, 2),
@@ -547,7 +573,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "model_seconds": {name: runner.model_seconds(label) for name, label in (
             ("full build", "full build"), ("no-op run", "no-op run"), ("incremental", "incremental run"),
-            ("full refresh", "full refresh"))},
+            ("incremental parquet", "incremental run on parquet"), ("full refresh", "full refresh"))},
         "generator": {"seed": args.seed, "initial": initial_counts,
                       "total": dict(feed.counts), "duplicates": events - unique},
         "project_files_changed_during": runner.changed_during,

@@ -75,8 +75,19 @@ def check_java() -> None:
         _fail(problem)
 
 
+def delta_jars() -> list[str]:
+    """The Delta Lake jars `make delta` fetched (CDC_DELTA_JARS, default .delta-jars/): both
+    delta-spark and delta-storage, or none."""
+    folder = Path(os.environ.get("CDC_DELTA_JARS", PROJECT_DIR / ".delta-jars"))
+    jars = sorted(str(jar) for jar in folder.glob("delta-*.jar"))
+    found = {Path(jar).name.split("-")[1].split("_")[0] for jar in jars}  # spark, storage
+    return jars if {"spark", "storage"} <= found else []
+
+
 def configure_environment() -> None:
     """Absolute defaults for the env vars that dbt_project.yml and profiles.yml read."""
+    # the state tables' format: delta when its jars are there (make delta), else parquet
+    os.environ.setdefault("CDC_FILE_FORMAT", "delta" if delta_jars() else "parquet")
     os.environ.setdefault("CDC_SPARK_DIR", str(PROJECT_DIR / ".spark"))
     os.environ.setdefault("CDC_LANDING_DIR", str(PROJECT_DIR / "data" / "landing"))
     os.environ.setdefault("DBT_PROFILES_DIR", str(PROJECT_DIR))  # profiles.yml sits next to dbt_project.yml
@@ -132,6 +143,19 @@ def build_spark_session(master: str | None = None, *, app_name: str = "cdc-dbt",
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .enableHiveSupport()
     )
+    jars = delta_jars()
+    if jars:
+        builder = (
+            builder.config("spark.jars", ",".join(jars))
+            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+            .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+            # a MERGE marks replaced rows in a deletion vector instead of rewriting their files
+            .config("spark.databricks.delta.properties.defaults.enableDeletionVectors", "true")
+        )
+    elif os.environ.get("CDC_FILE_FORMAT") == "delta":
+        raise RuntimeError("CDC_FILE_FORMAT=delta but the Delta Lake jars are not in "
+                           f"{os.environ.get('CDC_DELTA_JARS', PROJECT_DIR / '.delta-jars')}: run `make delta`, "
+                           "or set CDC_FILE_FORMAT=parquet")
     for key, value in (extra_conf or {}).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
@@ -297,6 +321,9 @@ ENVIRONMENT = (
     ("CDC_SPARK_DRIVER_MEMORY", "6g", "spark.driver.memory"),
     ("CDC_SHUFFLE_PARTITIONS", "4", "spark.sql.shuffle.partitions"),
     ("CDC_SCHEMA", "cdc", "schema prefix: <schema>_staging, _intermediate, _marts, _reference"),
+    ("CDC_FILE_FORMAT", "parquet",
+     "format of the state tables; cdc-dbt makes it delta when CDC_DELTA_JARS holds the jars (make delta)"),
+    ("CDC_DELTA_JARS", str(PROJECT_DIR / ".delta-jars"), "folder of the Delta Lake jars `make delta` fetches"),
     ("CDC_DBT_TARGET", "local", "profiles.yml target: local (this process) or thrift (cdc-spark-server)"),
     ("CDC_THRIFT_HOST", "127.0.0.1", "thrift target: server host"),
     ("CDC_THRIFT_PORT", "10000", "thrift target: server port"),

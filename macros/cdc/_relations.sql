@@ -14,7 +14,7 @@
     {%- set target = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
     {%- if target is not none and config.get('cdc_follows_table_config')
         and _cdc_built_with_table_config(target) != cdc_table_config_md5() -%}
-        {{ log("cdc: " ~ this.identifier ~ ": the per-table configuration (vars cdc_tables / cdc_feeds) changed since it was built: rebuilding it in full", info=true) }}
+        {{ log("cdc: " ~ this.identifier ~ ": the per-table configuration (vars cdc_tables / cdc_feeds / cdc_key_fallback_columns) or the table format changed since it was built: rebuilding it in full", info=true) }}
         {{ return(false) }}
     {%- endif -%}
     {%- if model.config.materialized != 'cdc_merge' -%}
@@ -109,6 +109,42 @@ untouched_rows as (
 ),
 {% endmacro %}
 
+{#- Whether this cdc_merge model publishes key by key (MERGE INTO: delta, iceberg, hudi) rather
+    than bucket by bucket (INSERT OVERWRITE of `_bucket` partitions: parquet). -#}
+{% macro cdc_merges_by_key() %}
+    {{ return(config.get('file_format', 'parquet') != 'parquet') }}
+{% endmacro %}
+
+{#- The end of a cdc_merge model's SQL: the rows to publish (the CTE recomputed_rows, with
+    `columns`) and the `_cdc_watermark`. Incremental on parquet, the untouched rows of the same
+    buckets come along (the buckets are overwritten whole); incremental by key, the stored rows
+    of the affected keys that the recomputation no longer has come along flagged `_cdc_delete`,
+    for the MERGE to delete (a late event renumbers a key's versions, a truncate retires rows). -#}
+{% macro _cdc_rows_to_publish(events, columns, incremental) %}
+    {%- set by_key = incremental and cdc_merges_by_key() -%}
+    {%- set unique_key = config.get('unique_key') -%}
+select
+    *,
+    (select max(loaded_at) from {{ events }}) as _cdc_watermark
+from (
+    select {{ columns | join(', ') }}{{ ', false as _cdc_delete' if by_key }} from recomputed_rows
+    {%- if by_key %}
+    union all
+    select {% for column in columns %}stored.{{ column }}, {% endfor %}true as _cdc_delete
+    from {{ this }} as stored
+    left semi join affected_keys
+        on stored.source_vendor = affected_keys.source_vendor
+        and stored.source_table = affected_keys.source_table
+        and stored.pk = affected_keys.pk
+    left anti join recomputed_rows
+        on {% for key in unique_key %}stored.{{ key }} <=> recomputed_rows.{{ key }}{{ ' and ' if not loop.last }}{% endfor %}
+    {%- elif incremental %}
+    union all
+    select * from untouched_rows
+    {%- endif %}
+) as rows_to_publish
+{% endmacro %}
+
 {#- The comment a cdc_merge model's SQL starts with when no change event arrived since its last
     merge (checked with one cheap query); the materialization then writes nothing. -#}
 {% macro cdc_nothing_to_merge_marker() %}
@@ -125,4 +161,15 @@ untouched_rows as (
         select 1 from {{ events }} where loaded_at > {{ _cdc_merged_through() }} limit 1
     {%- endset -%}
     {{ return(run_query(newer) | length == 0) }}
+{% endmacro %}
+
+{#- The table format of the state tables (int_cdc__history_merged, int_cdc__current_state): the var
+    cdc_file_format, else the env var CDC_FILE_FORMAT that cdc-dbt sets (delta when `make delta`
+    fetched the Delta Lake jars, else parquet). DECISIONLOG D29. -#}
+{% macro cdc_state_file_format() %}
+    {%- set file_format = var('cdc_file_format', env_var('CDC_FILE_FORMAT', 'parquet')) -%}
+    {%- if file_format not in ['parquet', 'delta', 'iceberg', 'hudi'] -%}
+        {{ exceptions.raise_compiler_error("cdc_file_format / CDC_FILE_FORMAT is '" ~ file_format ~ "'; write parquet, delta, iceberg or hudi") }}
+    {%- endif -%}
+    {{ return(file_format) }}
 {% endmacro %}

@@ -16,7 +16,7 @@ select * from {{ this }} where false
 with
 {% if incremental %}
 {{ _cdc_affected_keys(events) }}
-{{ _cdc_untouched_rows(state_columns) }}
+{{ _cdc_untouched_rows(state_columns) if not cdc_merges_by_key() }}
 {% endif %}
 recomputed_rows as (
     select
@@ -40,15 +40,6 @@ recomputed_rows as (
     where history.is_current
 )
 
-select
-    *,
-    (select max(loaded_at) from {{ events }}) as _cdc_watermark
-from (
-    select * from recomputed_rows
-    {%- if incremental %}
-    union all
-    select * from untouched_rows
-    {%- endif %}
-) as current_rows
+{{ _cdc_rows_to_publish(events, state_columns, incremental) }}
     {%- endif %}
 {% endmacro %}

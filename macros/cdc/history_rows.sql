@@ -17,7 +17,7 @@ select * from {{ this }} where false
 with
 {% if incremental %}
 {{ _cdc_affected_keys(events) }}
-{{ _cdc_untouched_rows(history_columns) }}
+{{ _cdc_untouched_rows(history_columns) if not cdc_merges_by_key() }}
 {% endif %}
 {{ _cdc_key_timelines(events, incremental) }}
 
@@ -68,16 +68,7 @@ recomputed_rows as (
     from closed_versions
 )
 
-select
-    *,
-    (select max(loaded_at) from {{ events }}) as _cdc_watermark
-from (
-    select * from recomputed_rows
-    {%- if incremental %}
-    union all
-    select * from untouched_rows
-    {%- endif %}
-) as history_rows
+{{ _cdc_rows_to_publish(events, history_columns, incremental) }}
     {%- endif %}
 {% endmacro %}
 
@@ -102,26 +93,41 @@ keyed_events as (
 -- among others, so one id never spans two keys
 unique_event_ids as (
     select *
-    from keyed_events
-    qualify row_number() over (partition by source_vendor, source_table, pk, event_id order by _arrival) = 1
+    from (
+        select
+            keyed_events.*,
+            row_number() over (partition by source_vendor, source_table, pk, event_id order by _arrival) as delivery
+        from keyed_events
+    ) as deliveries
+    where delivery = 1
 ),
 
 -- the same change of a key under two ids (e.g. a new vendor id on re-delivery) counts once
 unique_changes as (
     select *
-    from unique_event_ids
-    qualify row_number() over (
-        partition by source_vendor, source_table, pk, op, sequence, to_json(after)
-        order by event_id
-    ) = 1
+    from (
+        select
+            unique_event_ids.*,
+            row_number() over (
+                partition by source_vendor, source_table, pk, op, sequence, to_json(after)
+                order by event_id
+            ) as same_change
+        from unique_event_ids
+    ) as changes
+    where same_change = 1
 ),
 
 {%- if _cdc_has_truncates(events) %}
 truncates as (
     select *
-    from {{ events }}
-    where op = 'truncate'
-    qualify row_number() over (partition by event_id order by _arrival) = 1
+    from (
+        select
+            truncate_events.*,
+            row_number() over (partition by event_id order by _arrival) as delivery
+        from {{ events }} as truncate_events
+        where op = 'truncate'
+    ) as deliveries
+    where delivery = 1
 ),
 
 -- a truncate reaches every key of its table

@@ -268,16 +268,19 @@ vars:
 
 {#- A fingerprint of the configuration: a model built with another one is rebuilt in full
     (cdc_is_incremental), so a changed key or ordering applies to every event, not only new ones. -#}
+{#- The model's table format is part of it: a state table moving from parquet to delta (or back)
+    is rebuilt too. -#}
 {% macro cdc_table_config_md5() %}
-    {{ return(_cdc_config_fingerprint(cdc_table_config(), var('cdc_feeds', {}) or {}, cdc_key_fallback_columns())) }}
+    {{ return(_cdc_config_fingerprint(cdc_table_config(), var('cdc_feeds', {}) or {}, cdc_key_fallback_columns(),
+                                      config.get('file_format', 'parquet'))) }}
 {% endmacro %}
 
-{#- The fingerprint of a model built before the configuration existed: none, and the default
-    fallback key columns (dbt_project.yml), so upgrading rebuilds nothing. -#}
+{#- The fingerprint of a model built before the configuration existed: none, the default
+    fallback key columns (dbt_project.yml) and parquet, so upgrading rebuilds nothing else. -#}
 {% macro cdc_default_table_config_md5() %}
-    {{ return(_cdc_config_fingerprint([], {}, ['id', '_id'])) }}
+    {{ return(_cdc_config_fingerprint([], {}, ['id', '_id'], 'parquet')) }}
 {% endmacro %}
 
-{% macro _cdc_config_fingerprint(tables, feeds, fallback) %}
-    {{ return(local_md5(tojson(tables) ~ '|' ~ tojson(feeds) ~ '|' ~ tojson(fallback))) }}
+{% macro _cdc_config_fingerprint(tables, feeds, fallback, file_format) %}
+    {{ return(local_md5(tojson(tables) ~ '|' ~ tojson(feeds) ~ '|' ~ tojson(fallback) ~ '|' ~ file_format)) }}
 {% endmacro %}

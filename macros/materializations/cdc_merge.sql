@@ -1,12 +1,14 @@
 {#- materialized='cdc_merge': writes a model's rows into a table partitioned by `_bucket`,
-    replacing only the buckets the model's rows fall in.
+    replacing only the buckets (parquet) or the keys (delta, iceberg, hudi) the new events touch.
 
     dbt-spark's own incremental materialization accepts no custom strategy, so this is a
     materialization of the project (DESIGN §2). The model SQL returns, for an incremental run,
     the complete new content of every bucket it touches, plus a `_cdc_watermark` column (the
     newest `loaded_at` it read). Steps: build `<model>__cdc_staging`, then publish it: on parquet
-    an INSERT OVERWRITE of those partitions (dynamic partition overwrite), on delta / iceberg /
-    hudi a MERGE INTO with a delete branch and a sequence guard; then record the watermark and
+    an INSERT OVERWRITE of those partitions (dynamic partition overwrite); on delta / iceberg /
+    hudi the model SQL returns only the affected keys' rows (and, flagged `_cdc_delete`, their
+    stored rows to delete), published by a MERGE INTO with a delete branch and a sequence guard,
+    which writes in proportion to the batch (deletion vectors on delta); then record the watermark and
     drop the staging table. Spark cannot overwrite a table it reads, hence the staging table; it
     is kept until publishing succeeded, so a crash in between is repaired by the next run. -#}
 {% materialization cdc_merge, adapter='spark' %}
@@ -38,6 +40,14 @@
     {%- if incremental and adapter.get_relation(database=staging.database, schema=staging.schema, identifier=staging.identifier) is not none -%}
         {{ log("cdc_merge: " ~ this.identifier ~ ": finishing the publish a previous run left unfinished", info=true) }}
         {{ _cdc_publish(target, staging, watermark, file_format, unique_key, sequence_column) }}
+        {%- if cdc_nothing_to_merge_marker() in sql -%}  {#- and nothing arrived since -#}
+            {%- call statement('main') -%}
+                select 0 as merged_rows
+            {%- endcall -%}
+            {{ run_hooks(post_hooks) }}
+            {{ adapter.commit() }}
+            {{ return({'relations': [target]}) }}
+        {%- endif -%}
     {%- endif -%}
 
     {%- call statement('cdc_drop_unfinished_staging') -%}
@@ -82,10 +92,11 @@ cdc_merge model {{ this.identifier }}: set unique_key to the list of columns tha
     {%- endif -%}
 {% endmacro %}
 
-{#- The staging table's columns except the bookkeeping `_cdc_watermark` (`_bucket` stays last). -#}
+{#- The staging table's columns except the bookkeeping `_cdc_watermark` and `_cdc_delete`
+    (`_bucket` stays last). -#}
 {% macro _cdc_published_columns(staging) %}
     {%- set names = [] -%}
-    {%- for column in adapter.get_columns_in_relation(staging) if column.name != '_cdc_watermark' -%}
+    {%- for column in adapter.get_columns_in_relation(staging) if column.name not in ['_cdc_watermark', '_cdc_delete'] -%}
         {%- do names.append(column.name) -%}
     {%- endfor -%}
     {{ return(names) }}
@@ -121,12 +132,9 @@ cdc_merge model {{ this.identifier }}: set unique_key to the list of columns tha
             {{ cdc_overwrite_buckets_sql(target, staging, columns) }}
         {%- endcall -%}
     {%- else -%}
-        {%- set buckets = run_query('select distinct _bucket from ' ~ staging).columns[0].values() -%}
-        {%- if buckets | length > 0 -%}
-            {%- call statement('cdc_merge_into') -%}
-                {{ cdc_merge_into_sql(target, staging, columns, unique_key, sequence_column, buckets) }}
-            {%- endcall -%}
-        {%- endif -%}
+        {%- call statement('cdc_merge_into') -%}
+            {{ cdc_merge_into_sql(target, staging, columns, unique_key, sequence_column) }}
+        {%- endcall -%}
     {%- endif -%}
     {{ _cdc_record_watermark(staging, watermark) }}
 {% endmacro %}

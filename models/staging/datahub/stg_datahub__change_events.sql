@@ -11,13 +11,21 @@ with
 before_halves as (
     select
         source_table,
-        position['sequence_id'] as sequence_id,
-        before as before_image,
-        _parsed_at as registered_at
-    from {{ ref('base_datahub__parsed') }}
-    where kind = 'control'
-        and control_type = 'update_before_image'
-    qualify row_number() over (partition by source_table, position['sequence_id'] order by _parsed_at) = 1
+        sequence_id,
+        before_image,
+        registered_at
+    from (
+        select
+            source_table,
+            position['sequence_id'] as sequence_id,
+            before as before_image,
+            _parsed_at as registered_at,
+            row_number() over (partition by source_table, position['sequence_id'] order by _parsed_at) as delivery
+        from {{ ref('base_datahub__parsed') }}
+        where kind = 'control'
+            and control_type = 'update_before_image'
+    ) as deliveries
+    where delivery = 1
 ),
 
 seed_keys as (

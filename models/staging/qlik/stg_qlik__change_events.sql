@@ -20,10 +20,15 @@ seed_keys as (
 -- a message without a schema reference uses its table's newest version
 newest_table_versions as (
     select *
-    from table_versions
-    qualify row_number() over (
-            partition by source_table order by cast(table_version as bigint) desc, registered_at desc
-        ) = 1
+    from (
+        select
+            table_versions.*,
+            row_number() over (
+                partition by source_table order by cast(table_version as bigint) desc, registered_at desc
+            ) as newness
+        from table_versions
+    ) as ranked
+    where newness = 1
 ),
 
 -- new data messages, and older ones whose table version arrived since the last run

@@ -24,8 +24,13 @@ with metadata_messages as (
 
 first_deliveries as (
     select *
-    from metadata_messages
-    qualify row_number() over (partition by schema_id order by _parsed_at) = 1
+    from (
+        select
+            metadata_messages.*,
+            row_number() over (partition by schema_id order by _parsed_at) as delivery
+        from metadata_messages
+    ) as deliveries
+    where delivery = 1
 )
 
 select

@@ -433,6 +433,15 @@ outputs as (
             'mod_index', cast(mod_index as string)
         ), (part_name, part_value) -> part_value is not null), null) as position
     from mod_images
+),
+
+-- each landing record's rows of its best priority (Spark 4.1 has no QUALIFY)
+ranked_outputs as (
+    select
+        outputs.*,
+        min(priority) over (partition by _source_file, record_no) as best_priority,
+        row_number() over (partition by _source_file, record_no order by priority, row_order) - 1 as record_index
+    from outputs
 )
 
 select
@@ -440,7 +449,7 @@ select
     _source_file,
     file_mtime_ns,
     record_no,
-    row_number() over (partition by _source_file, record_no order by priority, row_order) - 1 as record_index,
+    record_index,
     {{ spanner_parsed_record({
         'kind': 'parsed_kind',
         'control_type': 'control_type',
@@ -464,5 +473,5 @@ select
     _loaded_at,
     {{ current_timestamp() }} as _parsed_at,
     '{{ invocation_id }}' as _run_id
-from outputs
-qualify priority = min(priority) over (partition by _source_file, record_no) and (priority = 1 or record_index = 0)
+from ranked_outputs
+where priority = best_priority and (priority = 1 or record_index = 0)
