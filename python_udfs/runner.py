@@ -147,6 +147,10 @@ def build_spark_session(master: str | None = None, *, app_name: str = "cdc-dbt",
     if jars:
         builder = (
             builder.config("spark.jars", ",".join(jars))
+            # also on the JVMs' own class path: the Thrift server runs statements under a class
+            # loader that does not see `spark.jars` (ClassNotFoundException in Delta's catalog)
+            .config("spark.driver.extraClassPath", os.pathsep.join(jars))
+            .config("spark.executor.extraClassPath", os.pathsep.join(jars))
             .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
             .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
             # a MERGE marks replaced rows in a deletion vector instead of rewriting their files
