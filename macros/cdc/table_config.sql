@@ -171,15 +171,15 @@ vars:
     the (vendor, table) pairs whose setting passes `test` ('scd_type_1', 'soft_deletes'); false
     when none does. -#}
 {% macro cdc_tables_where(test, prefix='') %}
+    {%- if test not in ['scd_type_1', 'soft_deletes'] -%}
+        {{ exceptions.raise_compiler_error("cdc_tables_where: test must be 'scd_type_1' or 'soft_deletes'; got " ~ test) }}
+    {%- endif -%}
     {%- set pairs = [] -%}
     {%- for setting in cdc_table_config() -%}
         {%- if (test == 'scd_type_1' and setting['scd_type'] == 1) or (test == 'soft_deletes' and setting['soft_deletes']) -%}
             {%- do pairs.append('(' ~ _cdc_sql_text(setting['source_vendor']) ~ ', ' ~ _cdc_sql_text(setting['source_table']) ~ ')') -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- if test not in ['scd_type_1', 'soft_deletes'] -%}
-        {{ exceptions.raise_compiler_error("cdc_tables_where: test must be 'scd_type_1' or 'soft_deletes'; got " ~ test) }}
-    {%- endif -%}
     {%- if pairs | length == 0 -%}
         false
     {%- else -%}
