@@ -43,6 +43,20 @@
     {%- endif -%}
 {% endmacro %}
 
+{#- After a cdc_merge model wrote new rows: remember the dbt invocation that did (table property
+    `cdc_merged_by_invocation`), so that models reading it later in the same run can tell. -#}
+{% macro _cdc_remember_merge_invocation(relation) %}
+    {%- call statement('cdc_remember_merge_invocation') -%}
+        alter table {{ relation }} set tblproperties ('cdc_merged_by_invocation' = '{{ invocation_id }}')
+    {%- endcall -%}
+{% endmacro %}
+
+{#- True when the cdc_merge table `relation` wrote new rows earlier in this dbt invocation. -#}
+{% macro cdc_merged_in_this_invocation(relation) %}
+    {%- set rows = run_query("show tblproperties " ~ relation ~ " ('cdc_merged_by_invocation')").rows -%}
+    {{ return(rows | length > 0 and rows[0][-1] == invocation_id) }}
+{% endmacro %}
+
 {#- The time up to which the events have been merged into this model. -#}
 {% macro _cdc_merged_through() %}
     coalesce((select max(max_loaded_at) from {{ _cdc_side_relation('watermark') }}), timestamp'1970-01-01')

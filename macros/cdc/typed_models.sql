@@ -67,8 +67,7 @@
         {%- do feed_columns.append((column.meta or {}).get('source_column', column.name)) -%}
     {%- endfor -%}
     {%- set row_filter = "source_vendor = '" ~ source_vendor ~ "' and source_table = '" ~ source_table | replace("'", "\\'") ~ "'" -%}
-    {%- do _cdc_check_table_was_sent(merged_state, source_vendor, source_table, kind) -%}
-    {%- do _cdc_warn_undeclared_columns(upstream, row_filter, feed_columns) -%}
+    {%- set typed_sql -%}
 -- {{ call }}: {{ source_vendor }} {{ source_table }}, typed as the YAML declares
 with source_rows as (
     select
@@ -88,57 +87,72 @@ select
     {%- if not loop.last %},{% endif %}
     {%- endfor %}
 from source_rows
+    {%- endset -%}
+    {%- if _cdc_typed_model_needs_check(merged_state, typed_sql) -%}
+        {%- do _cdc_check_typed_model(merged_state, source_vendor, source_table, kind, feed_columns) -%}
+    {%- endif -%}
+{{ typed_sql }}
+{% endmacro %}
+
+{#- The checks below cost a Spark job over the merged state, so they run only when their answer
+    can have changed: the view is new or its SQL changed (a new source_table or YAML), a full
+    refresh, or int_cdc__current_state merged new events in this dbt invocation. A run with
+    nothing new pays two table-property look-ups. -#}
+{% macro _cdc_typed_model_needs_check(merged_state, typed_sql) %}
+    {%- if flags.WHICH not in ('run', 'build') -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {%- set view = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
+    {%- if view is none or should_full_refresh() or _cdc_view_sql_md5(view) != local_md5(typed_sql | trim) -%}
+        {{ return(true) }}
+    {%- endif -%}
+    {{ return(cdc_merged_in_this_invocation(merged_state)) }}
 {% endmacro %}
 
 {#- A typed model of a table its feed has never sent (a misspelt name, most often) fails with the
     tables the feed did send, instead of building an empty view. Config `cdc_unknown_table: warn`
     (set for the example models of the bundled samples) makes it a warning; so is a feed that has
-    sent nothing yet. -#}
-{% macro _cdc_check_table_was_sent(merged_state, source_vendor, source_table, kind) %}
-    {%- if flags.WHICH in ('run', 'build') -%}
-        {%- set sent = run_query(
-            "select distinct source_table from " ~ merged_state ~ " where source_vendor = '" ~ source_vendor ~ "' order by 1"
-        ).columns[0].values() | list -%}
-        {%- set scd_type_1 = [] -%}
-        {%- for setting in cdc_table_config() if setting['source_vendor'] == source_vendor
-            and setting['source_table'] == source_table and setting['scd_type'] == 1 -%}
-            {%- do scd_type_1.append(source_table) -%}
-        {%- endfor -%}
-        {%- if source_table not in sent or (kind == 'history' and scd_type_1) -%}
-            {%- if kind == 'history' and scd_type_1 -%}
-                {%- set problem = source_table ~ " is configured scd_type: 1 in the var cdc_tables, so it has no history" -%}
-            {%- elif sent | length == 0 -%}
-                {%- set problem = "the " ~ source_vendor ~ " feed has sent no change event yet, so " ~ source_table ~ " is empty" -%}
-            {%- else -%}
-                {%- set problem = "the " ~ source_vendor ~ " feed has never sent table " ~ source_table
-                    ~ "; the tables it sent: " ~ sent[:30] | join(', ') ~ ("..." if sent | length > 30 else "")
-                    ~ ". Fix source_table= in " ~ model.original_file_path -%}
-            {%- endif -%}
-            {%- if sent | length == 0 or config.get('cdc_unknown_table', 'error') == 'warn' -%}
-                {%- do exceptions.warn(model.name ~ ": " ~ problem) -%}
-            {%- else -%}
-                {{ exceptions.raise_compiler_error(model.name ~ ": " ~ problem) }}
-            {%- endif -%}
+    sent nothing yet. Columns the feed sends that the YAML does not declare are a warning. One
+    query over the merged state answers both: the tables of the vendor, and this table's columns. -#}
+{% macro _cdc_check_typed_model(merged_state, source_vendor, source_table, kind, declared_columns) %}
+    {%- set quoted_table = "'" ~ source_table | replace("'", "\\'") ~ "'" -%}
+    {%- set sent_tables = run_query(
+        "select source_table, to_json(array_sort(array_distinct(flatten(collect_list(case when source_table = "
+        ~ quoted_table ~ " then map_keys(from_json(row, 'map<string,string>')) end))))) as column_names"
+        ~ " from " ~ merged_state ~ " where source_vendor = '" ~ source_vendor ~ "' group by source_table order by source_table"
+    ) -%}
+    {%- set sent = sent_tables.columns[0].values() | list -%}
+    {%- set scd_type_1 = [] -%}
+    {%- for setting in cdc_table_config() if setting['source_vendor'] == source_vendor
+        and setting['source_table'] == source_table and setting['scd_type'] == 1 -%}
+        {%- do scd_type_1.append(source_table) -%}
+    {%- endfor -%}
+    {%- if source_table not in sent or (kind == 'history' and scd_type_1) -%}
+        {%- if kind == 'history' and scd_type_1 -%}
+            {%- set problem = source_table ~ " is configured scd_type: 1 in the var cdc_tables, so it has no history" -%}
+        {%- elif sent | length == 0 -%}
+            {%- set problem = "the " ~ source_vendor ~ " feed has sent no change event yet, so " ~ source_table ~ " is empty" -%}
+        {%- else -%}
+            {%- set problem = "the " ~ source_vendor ~ " feed has never sent table " ~ source_table
+                ~ "; the tables it sent: " ~ sent[:30] | join(', ') ~ ("..." if sent | length > 30 else "")
+                ~ ". Fix source_table= in " ~ model.original_file_path -%}
+        {%- endif -%}
+        {%- if sent | length == 0 or config.get('cdc_unknown_table', 'error') == 'warn' -%}
+            {%- do exceptions.warn(model.name ~ ": " ~ problem) -%}
+        {%- else -%}
+            {{ exceptions.raise_compiler_error(model.name ~ ": " ~ problem) }}
         {%- endif -%}
     {%- endif -%}
-{% endmacro %}
-
-{#- Warns (does not fail) when the feed sends columns the model's YAML does not declare. -#}
-{% macro _cdc_warn_undeclared_columns(upstream, row_filter, declared_columns) %}
-    {%- if flags.WHICH in ('run', 'build') -%}
-        {%- set sent = run_query(
-            "select distinct explode(map_keys(from_json(row, 'map<string,string>'))) as column_name from "
-            ~ upstream ~ " where " ~ row_filter
-        ) -%}
-        {%- set undeclared = [] -%}
-        {%- for found in sent.columns[0].values() | sort if found not in declared_columns -%}
+    {%- set undeclared = [] -%}
+    {%- for row in sent_tables.rows if row[0] == source_table -%}
+        {%- for found in fromjson(row[1]) if found not in declared_columns -%}
             {%- do undeclared.append(found) -%}
         {%- endfor -%}
-        {%- if undeclared -%}
-            {%- do exceptions.warn(
-                model.name ~ ": the feed sends columns its YAML does not declare, so they are not in the model: "
-                ~ undeclared | join(', ') ~ ". Declare them (name, data_type) to keep them."
-            ) -%}
-        {%- endif -%}
+    {%- endfor -%}
+    {%- if undeclared -%}
+        {%- do exceptions.warn(
+            model.name ~ ": the feed sends columns its YAML does not declare, so they are not in the model: "
+            ~ undeclared | join(', ') ~ ". Declare them (name, data_type) to keep them."
+        ) -%}
     {%- endif -%}
 {% endmacro %}

@@ -40,6 +40,7 @@
     {%- if incremental and adapter.get_relation(database=staging.database, schema=staging.schema, identifier=staging.identifier) is not none -%}
         {{ log("cdc_merge: " ~ this.identifier ~ ": finishing the publish a previous run left unfinished", info=true) }}
         {{ _cdc_publish(target, staging, watermark, file_format, unique_key, sequence_column) }}
+        {{ _cdc_remember_merge_invocation(target) }}
         {%- if cdc_nothing_to_merge_marker() in sql -%}  {#- and nothing arrived since -#}
             {%- call statement('main') -%}
                 select 0 as merged_rows
@@ -69,6 +70,7 @@
     {%- else -%}
         {{ _cdc_replace(target, staging, watermark, file_format) }}
     {%- endif -%}
+    {{ _cdc_remember_merge_invocation(target) }}
 
     {{ run_hooks(post_hooks) }}
     {{ adapter.commit() }}

@@ -1,10 +1,10 @@
 {#- materialized='view' for this project: dbt-spark's view (create or replace view), except that a
     view whose SQL is the same as when it was created is left as it is. dbt re-creates every view
     on every run, and Spark analyses the view's whole query each time (0.3-1 s a view, 20 views):
-    most of a run with nothing new. The MD5 of the compiled SQL is kept in the view's table
+    most of a run with nothing new. The MD5 of the compiled SQL (trimmed) is kept in the view's table
     property `cdc_sql_md5`; a changed SQL, `--full-refresh` or a missing view re-creates it. -#}
 {% materialization view, adapter='spark' %}
-    {%- set sql_md5 = local_md5(sql) -%}
+    {%- set sql_md5 = local_md5(sql | trim) -%}
     {%- set existing = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
     {%- if existing is not none and existing.is_view and not should_full_refresh()
         and _cdc_view_sql_md5(existing) == sql_md5 -%}
