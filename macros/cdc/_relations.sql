@@ -131,9 +131,10 @@ untouched_rows as (
 
 {#- The end of a cdc_merge model's SQL: the rows to publish (the CTE recomputed_rows, with
     `columns`) and the `_cdc_watermark`. Incremental on parquet, the untouched rows of the same
-    buckets come along (the buckets are overwritten whole); incremental by key, the stored rows
-    of the affected keys that the recomputation no longer has come along flagged `_cdc_delete`,
-    for the MERGE to delete (a late event renumbers a key's versions, a truncate retires rows). -#}
+    buckets come along (the buckets are overwritten whole); incremental by key, the keys of the
+    affected keys' stored rows that the recomputation no longer has come along flagged
+    `_cdc_delete` (other columns null), for the MERGE to delete (a late event renumbers a key's
+    versions, a truncate retires rows). -#}
 {% macro _cdc_rows_to_publish(events, columns, incremental) %}
     {%- set by_key = incremental and cdc_merges_by_key() -%}
     {%- set unique_key = config.get('unique_key') -%}
@@ -144,7 +145,12 @@ from (
     select {{ columns | join(', ') }}{{ ', false as _cdc_delete' if by_key }} from recomputed_rows
     {%- if by_key %}
     union all
-    select {% for column in columns %}stored.{{ column }}, {% endfor %}true as _cdc_delete
+    -- the MERGE matches a row to delete by its key alone: only the key columns are read
+    select
+        {%- for column in columns %}
+        {{ 'stored.' ~ column if column in unique_key or column == '_bucket' else 'null as ' ~ column }},
+        {%- endfor %}
+        true as _cdc_delete
     from {{ this }} as stored
     left semi join affected_keys
         on stored.source_vendor = affected_keys.source_vendor

@@ -46,32 +46,35 @@ def land_conformance_and_workloads(project, vendor: str, workloads: list) -> Non
                     project.write_landing_file(vendor, f"w{number}-b{batch_no}-{name}", lines)
 
 
-def parity_problems(project, vendor: str) -> tuple[int, list[str]]:
-    """(records compared, differences) between base_<vendor>__parsed and the Python parser."""
-    project.run("run", "--select", f"+base_{vendor}__parsed")
-    records = project.sql(
-        f"select _source_file, record_no, raw, read_error from cdc_staging.base_{vendor}__landing_records "
-        "where record_no > 0")
-    sql_rows = defaultdict(list)
-    for row in project.sql(f"select * from cdc_staging.base_{vendor}__parsed"):
-        sql_rows[(row["_source_file"], row["record_no"])].append(row)
-    parse = safe_parser(getattr(importlib.import_module(f"python_udfs.{vendor}"), f"parse_{vendor}"))
-    problems = []
-    for record in records:
-        where = (record["_source_file"], record["record_no"])
-        expected = [_normal(parsed) for parsed in parse(record.get("raw"), record.get("read_error"))]
-        got = [_normal(row) for row in sorted(sql_rows.pop(where, []), key=lambda row: row["record_index"])]
-        if got != expected:
-            problems.append(_describe(where, record.get("raw"), expected, got))
-    problems += [f"SQL rows for a record the landing model does not have: {where}" for where in sql_rows]
-    return len(records), problems
+def parity_problems(project, vendors: tuple[str, ...]) -> tuple[dict[str, int], list[str]]:
+    """(records compared per vendor, differences) between base_<vendor>__parsed and the Python
+    parser, for each vendor, after one dbt run that builds them all."""
+    project.run("run", "--select", *(f"+base_{vendor}__parsed" for vendor in vendors))
+    compared, problems = {}, []
+    for vendor in vendors:
+        records = project.sql(
+            f"select _source_file, record_no, raw, read_error from cdc_staging.base_{vendor}__landing_records "
+            "where record_no > 0")
+        sql_rows = defaultdict(list)
+        for row in project.sql(f"select * from cdc_staging.base_{vendor}__parsed"):
+            sql_rows[(row["_source_file"], row["record_no"])].append(row)
+        parse = safe_parser(getattr(importlib.import_module(f"python_udfs.{vendor}"), f"parse_{vendor}"))
+        for record in records:
+            where = (record["_source_file"], record["record_no"])
+            expected = [_normal(parsed) for parsed in parse(record.get("raw"), record.get("read_error"))]
+            got = [_normal(row) for row in sorted(sql_rows.pop(where, []), key=lambda row: row["record_index"])]
+            if got != expected:
+                problems.append(f"{vendor}: " + _describe(where, record.get("raw"), expected, got))
+        problems += [f"{vendor}: SQL rows for a record the landing model does not have: {where}" for where in sql_rows]
+        compared[vendor] = len(records)
+    return compared, problems
 
 
-def assert_parity(project, vendor: str) -> None:
-    compared, problems = parity_problems(project, vendor)
-    assert compared > 0, f"no {vendor} records were read"
-    assert not problems, (f"{vendor}: SQL and Python disagree on {len(problems)} of {compared} records; "
-                          f"first {SHOW}:\n" + "\n".join(problems[:SHOW]))
+def assert_parity(project, vendors: tuple[str, ...]) -> None:
+    compared, problems = parity_problems(project, vendors)
+    assert all(compared.values()), f"no records were read for some vendor: {compared}"
+    assert not problems, (f"SQL and Python disagree on {len(problems)} of {sum(compared.values())} records "
+                          f"({compared}); first {SHOW}:\n" + "\n".join(problems[:SHOW]))
 
 
 def _normal(record: dict) -> dict:
@@ -106,30 +109,33 @@ def _describe(where, raw, expected: list[dict], got: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def landing_problems(project, vendor: str) -> tuple[int, list[str]]:
-    """(files compared, differences) between the SQL landing split (base_<vendor>__landing_records)
-    and the Python reader python_udfs.landing.read_landing_file, file by file (DECISIONLOG D8).
-    Records are compared as JSON values where both parse (an array element is re-serialised)."""
+def landing_problems(project, vendors: tuple[str, ...]) -> tuple[dict[str, int], list[str]]:
+    """(files compared per vendor, differences) between the SQL landing split
+    (base_<vendor>__landing_records) and the Python reader python_udfs.landing.read_landing_file,
+    file by file (DECISIONLOG D8), after one dbt run that reads every vendor's folder. Records are
+    compared as JSON values where both parse (an array element is re-serialised)."""
     from python_udfs.landing import read_landing_file
 
-    project.run("run", "--select", f"base_{vendor}__landing_records")
-    sql_files = defaultdict(list)
-    for row in project.sql(f"select _source_file, record_no, raw, read_error "
-                           f"from cdc_staging.base_{vendor}__landing_records where record_no > 0"):
-        sql_files[row["_source_file"].removeprefix("file:")].append(row)
-    problems = []
-    folder = project.landing_dir / vendor
-    paths = sorted(str(p.resolve()) for p in folder.rglob("*")
-                   if p.is_file() and not p.name.startswith((".", "_")) and p.suffix in (".jsonl", ".json", ".txt", ".avro"))
-    for path in paths:
-        want = [(number, _record(raw), error is not None) for number, raw, error in read_landing_file(path)]
-        got = [(row["record_no"], _record(row.get("raw")), row.get("read_error") is not None)
-               for row in sorted(sql_files.pop(path, []), key=lambda row: row["record_no"])]
-        if got != want:
-            first = next((pair for pair in zip(want, got, strict=False) if pair[0] != pair[1]), None)
-            problems.append(f"{path}: python {len(want)} records, SQL {len(got)}; first difference {first}")
-    problems += [f"SQL read a file the Python reader skips: {path}" for path in sql_files]
-    return len(paths), problems
+    project.run("run", "--select", *(f"base_{vendor}__landing_records" for vendor in vendors))
+    compared, problems = {}, []
+    for vendor in vendors:
+        sql_files = defaultdict(list)
+        for row in project.sql(f"select _source_file, record_no, raw, read_error "
+                               f"from cdc_staging.base_{vendor}__landing_records where record_no > 0"):
+            sql_files[row["_source_file"].removeprefix("file:")].append(row)
+        folder = project.landing_dir / vendor
+        paths = sorted(str(p.resolve()) for p in folder.rglob("*")
+                       if p.is_file() and not p.name.startswith((".", "_")) and p.suffix in (".jsonl", ".json", ".txt", ".avro"))
+        for path in paths:
+            want = [(number, _record(raw), error is not None) for number, raw, error in read_landing_file(path)]
+            got = [(row["record_no"], _record(row.get("raw")), row.get("read_error") is not None)
+                   for row in sorted(sql_files.pop(path, []), key=lambda row: row["record_no"])]
+            if got != want:
+                first = next((pair for pair in zip(want, got, strict=False) if pair[0] != pair[1]), None)
+                problems.append(f"{path}: python {len(want)} records, SQL {len(got)}; first difference {first}")
+        problems += [f"SQL read a file the Python reader skips: {path}" for path in sql_files]
+        compared[vendor] = len(paths)
+    return compared, problems
 
 
 def _record(raw):

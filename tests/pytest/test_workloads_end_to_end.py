@@ -40,8 +40,8 @@ def _leave_an_unfinished_publish(project) -> None:
     """What a run killed after its MERGE (or bucket overwrite) and before it dropped the staging
     table leaves behind: a staging table the next run publishes again. Here every stored row is
     in it, as if the run had recomputed every key."""
+    by_key = "false as _cdc_delete, " if _state_table_formats(project) == {"delta"} else ""
     for table in STATE_TABLES:
-        by_key = "false as _cdc_delete, " if _state_table_formats(project) == {"delta"} else ""
         project.sql(f"create table {table}__cdc_staging using parquet as select *, {by_key}"
                     f"(select max(max_loaded_at) from {table}__cdc_watermark) as _cdc_watermark from {table}")
 
