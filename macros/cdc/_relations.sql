@@ -43,18 +43,30 @@
     {%- endif -%}
 {% endmacro %}
 
-{#- After a cdc_merge model wrote new rows: remember the dbt invocation that did (table property
-    `cdc_merged_by_invocation`), so that models reading it later in the same run can tell. -#}
-{% macro _cdc_remember_merge_invocation(relation) %}
+{#- After a cdc_merge model wrote new rows: remember the dbt invocation that did and the vendors
+    whose rows it wrote (table property `cdc_merged_by_invocation`: `<invocation_id>:<vendor>,...`,
+    `*` for a full build), so that models reading it later in the same run can tell. -#}
+{% macro _cdc_remember_merge_invocation(relation, vendors=none) %}
+    {%- set merged = '*' if vendors is none else vendors | join(',') -%}
     {%- call statement('cdc_remember_merge_invocation') -%}
-        alter table {{ relation }} set tblproperties ('cdc_merged_by_invocation' = '{{ invocation_id }}')
+        alter table {{ relation }} set tblproperties ('cdc_merged_by_invocation' = '{{ invocation_id }}:{{ merged }}')
     {%- endcall -%}
 {% endmacro %}
 
-{#- True when the cdc_merge table `relation` wrote new rows earlier in this dbt invocation. -#}
-{% macro cdc_merged_in_this_invocation(relation) %}
+{#- The vendors whose rows a staging table holds (it is small: one batch). -#}
+{% macro _cdc_vendors_in(staging) %}
+    {{ return(run_query("select distinct source_vendor from " ~ staging).columns[0].values() | list) }}
+{% endmacro %}
+
+{#- True when the cdc_merge table `relation` wrote new rows of `vendor` (of any vendor when none)
+    earlier in this dbt invocation. -#}
+{% macro cdc_merged_in_this_invocation(relation, vendor=none) %}
     {%- set rows = run_query("show tblproperties " ~ relation ~ " ('cdc_merged_by_invocation')").rows -%}
-    {{ return(rows | length > 0 and rows[0][-1] == invocation_id) }}
+    {%- set stored = (rows[0][-1] if rows | length > 0 else '').split(':', 1) -%}
+    {%- if stored | length < 2 or stored[0] != invocation_id -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {{ return(vendor is none or stored[1] == '*' or vendor in stored[1].split(',')) }}
 {% endmacro %}
 
 {#- The time up to which the events have been merged into this model. -#}
@@ -131,38 +143,56 @@ untouched_rows as (
 
 {#- The end of a cdc_merge model's SQL: the rows to publish (the CTE recomputed_rows, with
     `columns`) and the `_cdc_watermark`. Incremental on parquet, the untouched rows of the same
-    buckets come along (the buckets are overwritten whole); incremental by key, the keys of the
-    affected keys' stored rows that the recomputation no longer has come along flagged
-    `_cdc_delete` (other columns null), for the MERGE to delete (a late event renumbers a key's
-    versions, a truncate retires rows). -#}
+    buckets come along (the buckets are overwritten whole); incremental by key, each row is
+    flagged `_cdc_delete` false, and the materialization adds the rows to delete to the staging
+    table (_cdc_add_rows_to_delete). -#}
 {% macro _cdc_rows_to_publish(events, columns, incremental) %}
     {%- set by_key = incremental and cdc_merges_by_key() -%}
-    {%- set unique_key = config.get('unique_key') -%}
 select
     *,
     (select max(loaded_at) from {{ events }}) as _cdc_watermark
 from (
     select {{ columns | join(', ') }}{{ ', false as _cdc_delete' if by_key }} from recomputed_rows
-    {%- if by_key %}
-    union all
-    -- the MERGE matches a row to delete by its key alone: only the key columns are read
-    select
-        {%- for column in columns %}
-        {{ 'stored.' ~ column if column in unique_key or column == '_bucket' else 'null as ' ~ column }},
-        {%- endfor %}
-        true as _cdc_delete
-    from {{ this }} as stored
-    left semi join affected_keys
-        on stored.source_vendor = affected_keys.source_vendor
-        and stored.source_table = affected_keys.source_table
-        and stored.pk = affected_keys.pk
-    left anti join recomputed_rows
-        on {% for key in unique_key %}stored.{{ key }} <=> recomputed_rows.{{ key }}{{ ' and ' if not loop.last }}{% endfor %}
-    {%- elif incremental %}
+    {%- if incremental and not by_key %}
     union all
     select * from untouched_rows
     {%- endif %}
 ) as rows_to_publish
+{% endmacro %}
+
+{#- The columns that name one key of a source table: a batch recomputes every row of each key it
+    touches, and `_bucket` is a hash of them (cdc_bucket). -#}
+{% macro cdc_entity_key() %}
+    {{ return(['source_vendor', 'source_table', 'pk']) }}
+{% endmacro %}
+
+{#- Incremental by key, after the model's rows are in the staging table: the stored rows of the
+    keys in it that the recomputation no longer has (a late event renumbered a key's versions, a
+    truncate retired rows) are added to it, as their unique key flagged `_cdc_delete` with the
+    other columns null, for the MERGE to delete. Read from the staging table, so the model's SQL
+    runs once, and only the stored key columns are read. -#}
+{% macro _cdc_add_rows_to_delete(target, staging, unique_key) %}
+    {%- set kept = unique_key + ['_bucket'] -%}
+    {%- call statement('cdc_add_rows_to_delete') -%}
+        insert into {{ staging }}
+        select
+            {%- for column in adapter.get_columns_in_relation(staging) %}
+            {%- if column.name in kept %}
+            stored.{{ column.name }}
+            {%- elif column.name == '_cdc_delete' %}
+            true as _cdc_delete
+            {%- elif column.name == '_cdc_watermark' %}
+            (select max(_cdc_watermark) from {{ staging }}) as _cdc_watermark
+            {%- else %}
+            null as {{ column.name }}
+            {%- endif %}{{ ',' if not loop.last }}
+            {%- endfor %}
+        from {{ target }} as stored
+        left semi join (select distinct {{ cdc_entity_key() | join(', ') }} from {{ staging }}) as batch_keys
+            on {% for key in cdc_entity_key() %}stored.{{ key }} = batch_keys.{{ key }}{{ ' and ' if not loop.last }}{% endfor %}
+        left anti join {{ staging }} as recomputed
+            on {% for key in unique_key %}stored.{{ key }} <=> recomputed.{{ key }}{{ ' and ' if not loop.last }}{% endfor %}
+    {%- endcall -%}
 {% endmacro %}
 
 {#- The comment a cdc_merge model's SQL starts with when no change event arrived since its last

@@ -6,9 +6,10 @@
     the complete new content of every bucket it touches, plus a `_cdc_watermark` column (the
     newest `loaded_at` it read). Steps: build `<model>__cdc_staging`, then publish it: on parquet
     an INSERT OVERWRITE of those partitions (dynamic partition overwrite); on delta / iceberg /
-    hudi the model SQL returns only the affected keys' rows (and, flagged `_cdc_delete`, their
-    stored rows to delete), published by a MERGE INTO with a delete branch and a sequence guard,
-    which writes in proportion to the batch (deletion vectors on delta); then record the watermark and
+    hudi the model SQL returns only the affected keys' rows, to which the stored rows to delete
+    are added flagged `_cdc_delete` (_cdc_add_rows_to_delete), published by a MERGE INTO with a
+    delete branch and a sequence guard, which writes in proportion to the batch (deletion
+    vectors on delta); then record the watermark and
     drop the staging table. Spark cannot overwrite a table it reads, hence the staging table; it
     is kept until publishing succeeded, so a crash in between is repaired by the next run. -#}
 {% materialization cdc_merge, adapter='spark' %}
@@ -39,8 +40,9 @@
 
     {%- if incremental and adapter.get_relation(database=staging.database, schema=staging.schema, identifier=staging.identifier) is not none -%}
         {{ log("cdc_merge: " ~ this.identifier ~ ": finishing the publish a previous run left unfinished", info=true) }}
+        {%- set republished_vendors = _cdc_vendors_in(staging) -%}
         {{ _cdc_publish(target, staging, watermark, file_format, unique_key, sequence_column) }}
-        {{ _cdc_remember_merge_invocation(target) }}
+        {{ _cdc_remember_merge_invocation(target, republished_vendors) }}
         {%- if cdc_nothing_to_merge_marker() in sql -%}  {#- and nothing arrived since -#}
             {%- call statement('main') -%}
                 select 0 as merged_rows
@@ -61,16 +63,21 @@
         create table {{ staging_in_progress }} using parquet as
         {{ sql }}
     {%- endcall -%}
+    {%- if incremental and cdc_merges_by_key() -%}
+        {{ _cdc_add_rows_to_delete(target, staging_in_progress, unique_key) }}
+    {%- endif -%}
     {%- call statement('cdc_staging_complete') -%}
         alter table {{ staging_in_progress }} rename to {{ staging }}
     {%- endcall -%}
 
     {%- if incremental -%}
+        {%- set merged_vendors = _cdc_vendors_in(staging) -%}
         {{ _cdc_publish(target, staging, watermark, file_format, unique_key, sequence_column) }}
     {%- else -%}
+        {%- set merged_vendors = none -%}
         {{ _cdc_replace(target, staging, watermark, file_format) }}
     {%- endif -%}
-    {{ _cdc_remember_merge_invocation(target) }}
+    {{ _cdc_remember_merge_invocation(target, merged_vendors) }}
 
     {{ run_hooks(post_hooks) }}
     {{ adapter.commit() }}
