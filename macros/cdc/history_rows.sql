@@ -30,12 +30,14 @@ versions as (
     from timelines
 ),
 
+-- inline_outer, and the keys without a version dropped below: for inline Spark infers a filter
+-- on the array's size and pushes it below, folding every timeline twice
 closed_versions as (
     select
         source_vendor,
         source_table,
         pk,
-        inline(
+        inline_outer(
             transform(
                 versions,
                 (version, position) -> named_struct(
@@ -66,6 +68,7 @@ recomputed_rows as (
         version.event_id as event_id,
         {{ cdc_bucket() }} as _bucket
     from closed_versions
+    where version_number is not null
 )
 
 {{ _cdc_rows_to_publish(events, history_columns, incremental) }}

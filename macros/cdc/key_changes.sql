@@ -9,7 +9,9 @@
     {%- if key_columns is none or before is none or after is none -%}
         {{ exceptions.raise_compiler_error("cdc_key_change_ranks needs key_columns=, before= and after= SQL expressions") }}
     {%- endif -%}
-    lateral view explode(
+    -- `outer`, though the array is never empty: for a plain explode Spark infers a filter on the
+    -- array's size and pushes it down, computing both images' keys twice
+    lateral view outer explode(
         case
             when {{ key_columns }} is not null
                 and {{ cdc_image_key(key_columns, before) }} is not null

@@ -232,15 +232,20 @@ file_records as (
         raw,
         cast(null as string) as read_error
     from (
+        -- posexplode_outer, not posexplode: for posexplode Spark infers a filter size(records) > 0
+        -- and pushes it down to the file scan, where it splits every file again, several times
         select
-            *,
-            posexplode(records) as (record_no, raw)
+            path,
+            size_bytes,
+            mtime_ns,
+            posexplode_outer(records) as (record_no, raw)
         from (
             select path, size_bytes, mtime_ns, records from text_records
             union all
             select path, size_bytes, mtime_ns, records from avro_records
         ) as all_files
     ) as exploded
+    where record_no is not null
     union all
     -- what stopped an Avro read: one more record after the good ones
     select

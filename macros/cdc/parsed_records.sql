@@ -21,10 +21,12 @@ parsed as (
     from landing
 ),
 
+-- posexplode_outer (a parser returns at least one row anyway): for posexplode Spark infers a
+-- filter on the array's size and pushes it below, calling the parser twice per record
 exploded as (
     select
         parsed.*,
-        posexplode(parsed.parsed_records) as (record_index, parsed_record)
+        posexplode_outer(parsed.parsed_records) as (record_index, parsed_record)
     from parsed
 )
 
@@ -41,4 +43,5 @@ select
     current_timestamp() as _parsed_at,
     '{{ invocation_id }}' as _run_id
 from exploded
+where record_index is not null
 {% endmacro %}
