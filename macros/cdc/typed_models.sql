@@ -66,7 +66,7 @@
     {%- for column in declared if column.name not in metadata -%}
         {%- do feed_columns.append((column.meta or {}).get('source_column', column.name)) -%}
     {%- endfor -%}
-    {%- set row_filter = "source_vendor = '" ~ source_vendor ~ "' and source_table = '" ~ source_table | replace("'", "\\'") ~ "'" -%}
+    {%- set row_filter = "source_vendor = '" ~ source_vendor ~ "' and source_table = " ~ _cdc_sql_text(source_table) -%}
     {%- set typed_sql -%}
 -- {{ call }}: {{ source_vendor }} {{ source_table }}, typed as the YAML declares
 with source_rows as (
@@ -115,10 +115,9 @@ from source_rows
     sent nothing yet. Columns the feed sends that the YAML does not declare are a warning. One
     query over the merged state answers both: the tables of the vendor, and this table's columns. -#}
 {% macro _cdc_check_typed_model(merged_state, source_vendor, source_table, kind, declared_columns) %}
-    {%- set quoted_table = "'" ~ source_table | replace("'", "\\'") ~ "'" -%}
     {%- set sent_tables = run_query(
         "select source_table, to_json(array_sort(array_distinct(flatten(collect_list(case when source_table = "
-        ~ quoted_table ~ " then map_keys(from_json(row, 'map<string,string>')) end))))) as column_names"
+        ~ _cdc_sql_text(source_table) ~ " then map_keys(from_json(row, 'map<string,string>')) end))))) as column_names"
         ~ " from " ~ merged_state ~ " where source_vendor = '" ~ source_vendor ~ "' group by source_table order by source_table"
     ) -%}
     {%- set sent = sent_tables.columns[0].values() | list -%}

@@ -9,12 +9,13 @@ import os
 import pytest
 from parser_parity import assert_parity, land_conformance_and_workloads, landing_problems
 
+from python_udfs.landing import VENDORS as LANDING_FOLDERS
+
 pytestmark = pytest.mark.spark
 
 SEEDS = (int(os.environ.get("CDC_WORKLOAD_SEED", "7")), 11)
 # vendors flattened in SQL whose Python parser still exists
 VENDORS = ("debezium", "spanner")
-LANDING_VENDORS = ("datastream", "spanner", "debezium", "qlik", "datahub")
 
 
 def test_sql_flattening_matches_the_python_parser(cdc_project):
@@ -27,8 +28,8 @@ def test_sql_flattening_matches_the_python_parser(cdc_project):
 
 def test_landing_files_split_like_the_python_reader(cdc_project):
     """Every vendor's conformance files in one project, split by one dbt run."""
-    for vendor in LANDING_VENDORS:
+    for vendor in LANDING_FOLDERS:
         land_conformance_and_workloads(cdc_project, vendor, [])
-    compared, problems = landing_problems(cdc_project, LANDING_VENDORS)
-    assert set(compared) == set(LANDING_VENDORS) and all(compared.values()), compared
+    compared, problems = landing_problems(cdc_project, LANDING_FOLDERS)
+    assert set(compared) == set(LANDING_FOLDERS) and all(compared.values()), compared
     assert not problems, "\n".join(problems[:8])
