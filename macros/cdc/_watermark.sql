@@ -21,12 +21,15 @@
 
 {#- For a cdc_append model: cdc_nothing_new_marker() when no row of the `upstream` relations
     (a list) has `column` newer than the newest `column` this model holds (one small query), else
-    nothing. Put it first in the model; the rest of the SQL is then compiled but never run. -#}
+    nothing. Put it first in the model; the rest of the SQL is then compiled but never run. On a
+    first build the same when the upstream relations are empty and the model declares
+    cdc_empty_table_columns (its table is created from them). -#}
 {% macro cdc_skip_unless_newer(upstream, column) %}
     {%- if upstream is none or upstream is string or upstream | length == 0 or column is none -%}
         {{ exceptions.raise_compiler_error("cdc_skip_unless_newer needs upstream=[ref('<model>'), ...] (a list) and column='<timestamp column they and this model have>'") }}
     {%- endif -%}
-    {%- if cdc_is_incremental() -%}
+    {%- set first_build = cdc_creates_empty_table_when_nothing_upstream() -%}
+    {%- if first_build or cdc_is_incremental() -%}
         {%- for relation in upstream if not _cdc_exists(relation) -%}
             {{ return('') }}  {#- not built yet: no probe, the model runs -#}
         {%- endfor -%}
@@ -41,7 +44,9 @@
                 {%- if not loop.last %} union all{% endif %}
                 {%- endfor %}
             ) as upstream
+            {%- if not first_build %}
             where {{ column }} > {{ _cdc_newest_in_this(column) }}
+            {%- endif %}
             limit 1
         {%- endset -%}
         {%- if run_query(probe) | length == 0 -%}

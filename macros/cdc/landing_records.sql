@@ -37,7 +37,7 @@ new_files as (
     )
 ),
 {% else %}
-{%- if cdc_is_incremental() %}
+{%- if cdc_is_incremental() or cdc_creates_empty_table_when_nothing_upstream() %}
 {{ cdc_nothing_new_marker() }}
 {%- endif %}
 -- no new file: nothing is opened

@@ -18,16 +18,11 @@
 {% endmacro %}
 
 {#- The change-event contract's columns (DESIGN §5) as every stg_<vendor>__change_events model
-    writes them; int_cdc__change_events shows them, `_parsed_at` as `loaded_at`. -#}
+    writes them (cdc_change_event_columns, without the staging-only _raw and _quarantine_*);
+    int_cdc__change_events shows them, `_parsed_at` as `loaded_at`. -#}
 {% macro cdc_contract_columns() %}
-    {{ return([
-        'event_id', 'source_vendor', 'source_engine', 'source_table', 'op', 'pk',
-        'after', 'before', 'present_columns', 'changed_columns',
-        'sequence', 'sequence_basis', '_arrival',
-        'source_committed_at', 'read_at',
-        'transaction_id', 'transaction_seq', 'transaction_last', 'schema_version',
-        '_source_file', '_record_no', '_record_index', '_parsed_at', '_run_id',
-    ]) }}
+    {{ return(cdc_change_event_columns() | map(attribute=0)
+              | reject('in', ['_raw', '_quarantine_reason', '_quarantine_detail']) | list) }}
 {% endmacro %}
 
 {#- [ref(<model of each vendor>), ...]: the same models cdc_union_vendors reads. -#}

@@ -11,22 +11,6 @@
 {#- ------------------------------------------------------------------------------------------
     Constants -#}
 
-{#- The fields of a parsed record (python_udfs/contract.py PARSED_FIELDS), in order, with their types. -#}
-{% macro _spanner_parsed_fields() %}
-    {{- return([
-        ('kind', 'string'), ('reason', 'string'), ('detail', 'string'),
-        ('control_type', 'string'), ('control_json', 'string'),
-        ('vendor_op', 'string'), ('source_engine', 'string'), ('source_table', 'string'),
-        ('key', 'map<string,string>'), ('before', 'map<string,string>'), ('after', 'map<string,string>'),
-        ('changed_columns', 'array<string>'), ('position', 'map<string,string>'),
-        ('kafka_topic', 'string'), ('kafka_partition', 'bigint'), ('kafka_offset', 'bigint'),
-        ('committed_at_us', 'bigint'), ('read_at_us', 'bigint'),
-        ('transaction_id', 'string'), ('transaction_seq', 'bigint'), ('transaction_last', 'boolean'),
-        ('schema_version', 'string'), ('content_hash', 'string'), ('schema_ref', 'string'),
-        ('column_order', 'array<string>'), ('captured_ordinals', 'array<int>'), ('changed_ordinals', 'array<int>'),
-    ]) -}}
-{% endmacro %}
-
 {#- Python's str.strip() whitespace (str.isspace) as a Java regex character class inside a SQL
     literal: \\s (ASCII), the separators \\x1C-\\x1F and U+0085, and Unicode category Z. -#}
 {% macro _spanner_whitespace() -%}
@@ -484,7 +468,7 @@
     fields not named are typed nulls. With problem= (a column holding a spanner_problem or null), a
     row whose problem is set becomes a quarantine row with its reason and detail and nothing else. -#}
 {% macro spanner_parsed_record(fields, problem=none) %}
-    {%- set known = _spanner_parsed_fields() | map(attribute=0) | list -%}
+    {%- set known = cdc_parsed_fields() | map(attribute=0) | list -%}
     {%- if fields is not mapping or 'kind' not in fields -%}
         {%- set msg -%}
 spanner_parsed_record needs fields={'kind': "'change'", ...}: a dict of parsed-record field name -> SQL expression, with at least kind.
@@ -499,7 +483,7 @@ spanner_parsed_record: '{{ name }}' is not a field you can set. Write one of: {{
             {{ exceptions.raise_compiler_error(msg) }}
         {%- endif -%}
     {%- endfor -%}
-    {%- for name, data_type in _spanner_parsed_fields() %}
+    {%- for name, data_type in cdc_parsed_fields() %}
         {%- if name == 'kind' and problem is not none %}
         if({{ problem }} is null, {{ fields.kind }}, 'quarantine') as kind
         {%- elif name == 'reason' and problem is not none %}

@@ -293,11 +293,40 @@ def test_first_run_on_a_fresh_folder_then_qlik_metadata_delivered_later(cdc_proj
     assert cdc_project.sql("select * from cdc_marts.cdc_current where source_vendor = 'qlik'") == []
     assert cdc_project.sql("select * from cdc_intermediate.int_cdc__quarantine") == []
     _assert_accounting_passes(cdc_project)  # the record accounting counts the waiting message
+    _assert_staging_tables_alike(cdc_project)
 
     shutil.copy(published / "Metadata.json", qlik_folder / "2-metadata.json")
+    # Spanner had no folder on the first run (its staging tables were created empty): now it has data
+    cdc_project.write_landing_file("spanner", "one.jsonl", [
+        ('{"commit_timestamp": "2022-05-19T06:46:12.536575Z", "record_sequence": "00000000", '
+         '"server_transaction_id": "NjQxOTE0MDE0MzM1MDQ4NTQ5NQ==", "is_last_record_in_transaction_in_partition": true, '
+         '"table_name": "Players", "column_types": [{"name": "PlayerId", "type": {"code": "INT64"}, '
+         '"is_primary_key": true, "ordinal_position": 1}, {"name": "Name", "type": {"code": "STRING"}, '
+         '"is_primary_key": false, "ordinal_position": 2}], "mods": [{"keys": {"PlayerId": "22"}, '
+         '"new_values": {"Name": "foo"}, "old_values": {}}], "mod_type": "INSERT", '
+         '"value_capture_type": "OLD_AND_NEW_VALUES", "number_of_records_in_transaction": 1, '
+         '"number_of_partitions_in_transaction": 1}'),
+    ])
     cdc_project.run("run")
     assert cdc_project.sql("select * from cdc_staging.stg_qlik__awaiting_metadata") == []
     rows = cdc_project.sql("select source_table, pk from cdc_marts.cdc_current where source_vendor = 'qlik'")
     assert [(row["source_table"], row["pk"]) for row in rows] == [
         ("employees.salaries", '{"emp_no":14472,"from_date":"1993-11-25"}')]
+    rows = cdc_project.sql("select source_table, pk, row from cdc_marts.cdc_current where source_vendor = 'spanner'")
+    assert [(row["source_table"], row["pk"], json.loads(row["row"])) for row in rows] == [
+        ("Players", '{"PlayerId":22}', {"Name": "foo", "PlayerId": 22})]
     _assert_accounting_passes(cdc_project)
+    _assert_staging_tables_alike(cdc_project)
+
+
+def _assert_staging_tables_alike(project) -> None:
+    """Every vendor's landing, parsed and change-event tables have one schema, whether Spark
+    built them from the model's SQL (a vendor with data), from a Python parser (Qlik) or from
+    the declared cdc_empty_table_columns (a vendor whose first build found nothing)."""
+    for pattern in ("base_{}__landing_records", "base_{}__parsed", "stg_{}__change_events"):
+        schemas = {}
+        for vendor in VENDORS_UNDER_TEST:
+            columns = project.sql(f"describe cdc_staging.{pattern.format(vendor)}")
+            schemas[vendor] = [(row["col_name"], row["data_type"]) for row in columns
+                               if row["col_name"] and not row["col_name"].startswith("#")]
+        assert len({tuple(schema) for schema in schemas.values()}) == 1, (pattern, schemas)

@@ -1,4 +1,4 @@
-{{ config(materialized='cdc_append') }}
+{{ config(materialized='cdc_append', cdc_empty_table_columns=cdc_parsed_record_columns()) }}
 {{ cdc_skip_unless_newer([ref('base_debezium__landing_records')], '_loaded_at') }}
 
 -- Debezium messages flattened in Spark SQL: one row per landing record (record_index 0), a change,

@@ -1,4 +1,4 @@
-{{ config(materialized='cdc_append', cdc_follows_table_config=true) }}
+{{ config(materialized='cdc_append', cdc_follows_table_config=true, cdc_empty_table_columns=cdc_change_event_columns()) }}
 
 -- Debezium change events in the contract shape (DESIGN §5); `_quarantine_reason` says why one
 -- cannot be used. Order per key: the connector position compared as numbers; without one, the

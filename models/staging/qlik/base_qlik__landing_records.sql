@@ -1,5 +1,6 @@
 {{ config(
     materialized='cdc_append',
+    cdc_empty_table_columns=cdc_landing_record_columns(),
     post_hook="{{ cdc_log_landing_progress('qlik') }}"
 ) }}
 

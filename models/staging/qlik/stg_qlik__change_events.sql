@@ -1,4 +1,4 @@
-{{ config(materialized='cdc_append', cdc_follows_table_config=true) }}
+{{ config(materialized='cdc_append', cdc_follows_table_config=true, cdc_empty_table_columns=cdc_change_event_columns()) }}
 {{ cdc_skip_unless_newer([ref('base_qlik__parsed')], '_parsed_at') }}
 
 -- Qlik Replicate data messages in the contract shape (DESIGN §5); `_quarantine_reason` says why

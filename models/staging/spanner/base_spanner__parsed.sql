@@ -1,4 +1,4 @@
-{{ config(materialized='cdc_append') }}
+{{ config(materialized='cdc_append', cdc_empty_table_columns=cdc_parsed_record_columns()) }}
 {{ cdc_skip_unless_newer([ref('base_spanner__landing_records')], '_loaded_at') }}
 
 -- Spanner change-stream rows flattened in Spark SQL (DECISIONLOG D13; seed 001, "Formato di record
