@@ -171,8 +171,14 @@ from (
     keys in it that the recomputation no longer has (a late event renumbered a key's versions, a
     truncate retired rows) are added to it, as their unique key flagged `_cdc_delete` with the
     other columns null, for the MERGE to delete. Read from the staging table, so the model's SQL
-    runs once, and only the stored key columns are read. -#}
+    runs once, and only the stored key columns are read. Nothing to do when the unique key is the
+    entity key (one row per key): the keys come from the staging table itself. -#}
 {% macro _cdc_add_rows_to_delete(target, staging, unique_key) %}
+    {%- if unique_key | sort == cdc_entity_key() | sort -%}
+        {#- one row per key (int_cdc__current_state): every stored row of a key in the staging
+            table has its recomputed row there, so there is nothing to delete -#}
+        {{ return('') }}
+    {%- endif -%}
     {%- set kept = unique_key + ['_bucket'] -%}
     {%- call statement('cdc_add_rows_to_delete') -%}
         insert into {{ staging }}
