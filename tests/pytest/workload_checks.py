@@ -19,17 +19,35 @@ from python_udfs.contract import canonical_json
 SHOW = 5  # mismatches printed per check
 
 
+# The marts as the default CDC_SCHEMA names them, queried through the project's Spark session
+# (project.sql), not `dbt show`, which parses the project again for every query.
+CURRENT = "cdc_marts.cdc_current"
+HISTORY = "cdc_marts.cdc_history"
+CURRENT_COLUMNS = {"source_table": "source_table", "pk": "pk", "row": "row"}
+HISTORY_COLUMNS = {
+    "source_table": "source_table", "pk": "pk", "op": "op", "is_deleted": "is_deleted",
+    "is_current": "is_current", "row": "row",
+    # sequences as JSON text: 19-digit parts must not become floats, which tie
+    "valid_from_sequence": "to_json(valid_from_sequence)", "valid_to_sequence": "to_json(valid_to_sequence)",
+}
+
+
 def current_sql(vendor: str) -> str:
-    return f"select source_table, pk, row from {{{{ ref('cdc_current') }}}} where source_vendor = '{vendor}'"
+    return _select(CURRENT_COLUMNS, CURRENT, vendor)
 
 
 def history_sql(vendor: str) -> str:
-    # sequences as JSON text: dbt show would turn 19-digit parts into floats, which tie
-    return (
-        "select source_table, pk, op, is_deleted, is_current, row,"
-        " to_json(valid_from_sequence) as valid_from_sequence, to_json(valid_to_sequence) as valid_to_sequence"
-        f" from {{{{ ref('cdc_history') }}}} where source_vendor = '{vendor}'"
-    )
+    return _select(HISTORY_COLUMNS, HISTORY, vendor)
+
+
+def _select(columns: dict[str, str], table: str, vendor: str) -> str:
+    listed = ", ".join(f"{expression} as {name}" for name, expression in columns.items())
+    return f"select {listed} from {table} where source_vendor = '{vendor}'"
+
+
+def _rows(project, sql: str, columns: dict[str, str]) -> list[dict]:
+    """The query's rows with every column, a null one as None (Spark's JSON rows leave nulls out)."""
+    return [{name: row.get(name) for name in columns} for row in project.sql(sql)]
 
 
 @dataclass
@@ -85,7 +103,7 @@ def quarantine_problems(project, vendor: str) -> list[str]:
 def current_problems(project, vendor: str, expected) -> list[str]:
     actual: dict[tuple, dict] = {}
     problems = []
-    for row in project.query(current_sql(vendor)):
+    for row in _rows(project, current_sql(vendor), CURRENT_COLUMNS):
         if _key(row) in actual:
             problems.append(f"current: key {_key(row)} appears twice")
         actual[_key(row)] = json.loads(row["row"])
@@ -102,7 +120,7 @@ def current_problems(project, vendor: str, expected) -> list[str]:
 
 def history_problems(project, vendor: str, expected) -> list[str]:
     actual: dict[tuple, list[dict]] = {}
-    for row in project.query(history_sql(vendor)):
+    for row in _rows(project, history_sql(vendor), HISTORY_COLUMNS):
         actual.setdefault(_key(row), []).append(row)
     problems = []
     for key in sorted(expected.history.keys() | actual.keys()):
