@@ -18,6 +18,9 @@ DELTA_JARS := $(CURDIR)/.delta-jars
 .PHONY: run test setup check-java delta lint unit e2e dbt-build browser docs-check docs clean
 
 setup: check-java $(INSTALLED) delta
+	@# the JVM's class-data-sharing archive (.spark-cds/): Spark starts in about half the time; written
+	@# once per JDK, pyspark and Delta jars, after them (python_udfs/class_archive.py)
+	@$(BIN)/python -m python_udfs.class_archive
 
 check-java:
 	@command -v java >/dev/null 2>&1 || { \
@@ -118,3 +121,4 @@ docs: setup
 clean:
 	rm -rf target logs .spark .spark-ci .spark-lint .docs-ci artifacts/docs dbt_packages
 	@# .delta-jars/ is kept: it is a download, not build output
+	@# .spark-cds/ too: the class archive make setup wrote; it is rewritten when the JDK or the jars change

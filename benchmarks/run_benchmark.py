@@ -8,7 +8,8 @@ target and log folders) inside the work folder, so the project's own `.spark` is
 First N events are generated into <work>/landing/debezium/*.jsonl (~100k lines a file), then:
 
  1. cdc-dbt seed
- 2. bare Spark start: python_udfs.runner's session, `select 1`, exit
+ 2. bare Spark start: python_udfs.runner's session without the project's class archive (what
+    starting Spark costs anyone), `select 1`, exit; then the same with the archive, for comparison
  3. hand-written PySpark job (benchmarks/handwritten_job.py) over the N events
  4. cdc-dbt run                   full build over the N events
  5. cdc-dbt run                   again, no new file: the no-op run
@@ -57,7 +58,8 @@ BATCH_SHARE = 0.01
 STATUSES = ("pending", "paid", "packed", "shipped", "delivered", "returned")
 START_TS_MS = 1_717_200_000_000  # 2024-06-01T00:00:00Z
 
-# The session cdc-dbt builds (same settings, same CDC_SPARK_DIR), one trivial query, exit.
+# The session cdc-dbt builds (same settings, same CDC_SPARK_DIR), one trivial query, exit; run with
+# CDC_CLASS_ARCHIVE off (the baseline) and on.
 BARE_SPARK_START = (
     "from python_udfs.runner import build_spark_session, configure_environment\n"
     "configure_environment()\n"
@@ -233,7 +235,7 @@ class Runner:
     fingerprint: str = field(default_factory=project_fingerprint)
     changed_during: list = field(default_factory=list)
 
-    def run(self, label: str, command: list[str], shown: str) -> tuple[float, str]:
+    def run(self, label: str, command: list[str], shown: str, env: dict | None = None) -> tuple[float, str]:
         """Run one subprocess; returns (wall-clock seconds, stdout). Its output goes to a log file."""
         self.step_no += 1
         prefix = f"[{self.step_no}/{self.total_steps}] {label}"
@@ -242,7 +244,8 @@ class Runner:
         results = self.work / "dbt-target" / "run_results.json"
         results.unlink(missing_ok=True)
         started = time.perf_counter()
-        done = subprocess.run(command, cwd=PROJECT_DIR, env=self.env, capture_output=True, text=True, check=False)
+        done = subprocess.run(command, cwd=PROJECT_DIR, env={**self.env, **(env or {})}, capture_output=True,
+                              text=True, check=False)
         seconds = time.perf_counter() - started
         self.load_averages.append(round(os.getloadavg()[0], 2))  # other processes on the machine skew times
         fingerprint = project_fingerprint()
@@ -267,9 +270,12 @@ class Runner:
         shown = ["<sql>" if previous == "--inline" else arg for previous, arg in zip(["", *args], args)]
         return self.run(label, [str(CDC_DBT), *args], f"cdc-dbt {' '.join(shown)}")
 
-    def bare_spark_start(self, label: str) -> float:
+    def bare_spark_start(self, label: str, class_archive: bool) -> float:
+        """The JVM maps the class archive `make setup` wrote only when asked (python_udfs/class_archive.py)."""
+        setting = "on" if class_archive else "off"
         seconds, _ = self.run(label, [str(VENV_PYTHON), "-c", BARE_SPARK_START],
-                              "python -c 'build_spark_session().sql(\"select 1\")'")
+                              f"CDC_CLASS_ARCHIVE={setting} python -c 'build_spark_session().sql(\"select 1\")'",
+                              env={"CDC_CLASS_ARCHIVE": setting})
         return seconds
 
     def handwritten_job(self, label: str, landing: Path, output: Path) -> float:
@@ -479,7 +485,7 @@ def main(argv: list[str] | None = None) -> int:
     debezium_dir.mkdir(parents=True)
     (work / "logs").mkdir()
     on_delta = bool(delta_jars())
-    runner = Runner(work=work, env=benchmark_env(work), total_steps=13 if on_delta else 10)
+    runner = Runner(work=work, env=benchmark_env(work), total_steps=14 if on_delta else 11)
     print(f"work folder: {work}", flush=True)
 
     events, keys = args.events, args.keys
@@ -508,7 +514,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         seed_seconds, _ = runner.cdc_dbt("seed", ["seed"])
         record("bare_spark_start", "bare Spark start (session + select 1)",
-               runner.bare_spark_start("bare Spark start"), None)
+               runner.bare_spark_start("bare Spark start", class_archive=False), None)
+        record("bare_spark_start_archived", "bare Spark start with the class archive",
+               runner.bare_spark_start("bare Spark start with the class archive", class_archive=True), None)
         record("handwritten_job", "hand-written PySpark job",
                runner.handwritten_job("hand-written job", debezium_dir, job_output), events)
         seconds, _ = runner.cdc_dbt("full build", ["run"])

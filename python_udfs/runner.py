@@ -112,13 +112,16 @@ def check_landing_dir(command: str) -> None:
 
 def build_spark_session(master: str | None = None, *, app_name: str = "cdc-dbt",
                         warehouse_dir: str | None = None, metastore_url: str | None = None,
-                        extra_conf: dict[str, str] | None = None):
+                        extra_conf: dict[str, str] | None = None, java_options: str | None = None):
     """The local session, configured once: dbt threads share it, so no model sets options.
 
     `cdc-spark-server` passes its own app name, warehouse / metastore overrides and `--conf`
-    pairs (applied last, so they win over the defaults below).
+    pairs (applied last, so they win over the defaults below). `java_options`: more driver JVM
+    options; default: those that map the class archive `make setup` wrote (class_archive.py).
     """
     from pyspark.sql import SparkSession
+
+    from python_udfs.class_archive import java_options as class_archive_options
 
     spark_dir = Path(os.environ["CDC_SPARK_DIR"])
     spark_dir.mkdir(parents=True, exist_ok=True)
@@ -136,7 +139,8 @@ def build_spark_session(master: str | None = None, *, app_name: str = "cdc-dbt",
         .config("spark.hadoop.javax.jdo.option.ConnectionURL",
                 metastore_url or f"jdbc:derby:;databaseName={spark_dir / 'metastore_db'};create=true")
         .config("spark.driver.extraJavaOptions",
-                f"-Dderby.system.home={spark_dir} -Duser.timezone=UTC -Dlog4j.configurationFile={LOG4J_CONFIG}")
+                f"-Dderby.system.home={spark_dir} -Duser.timezone=UTC -Dlog4j.configurationFile={LOG4J_CONFIG} "
+                + (class_archive_options() if java_options is None else java_options))
         .config("spark.executor.extraJavaOptions", "-Duser.timezone=UTC")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
@@ -328,6 +332,7 @@ ENVIRONMENT = (
     ("CDC_FILE_FORMAT", "parquet",
      "format of the state tables; cdc-dbt makes it delta when CDC_DELTA_JARS holds the jars (make delta)"),
     ("CDC_DELTA_JARS", str(PROJECT_DIR / ".delta-jars"), "folder of the Delta Lake jars `make delta` fetches"),
+    ("CDC_CLASS_ARCHIVE", "on", "off: start the JVM without the class archive `make setup` wrote (.spark-cds/)"),
     ("CDC_DBT_TARGET", "local", "profiles.yml target: local (this process) or thrift (cdc-spark-server)"),
     ("CDC_THRIFT_HOST", "127.0.0.1", "thrift target: server host"),
     ("CDC_THRIFT_PORT", "10000", "thrift target: server port"),
