@@ -10,8 +10,9 @@ the first table query took 2.6 s instead of 4.6 s (DECISIONLOG D32).
 session as `cdc-dbt` does, runs one query of each kind the models run (files, parquet, Delta,
 JSON, windows, a Python UDF), and keeps the archive in `.spark-cds/`. The archive holds only this
 JVM's and this class path's classes, so its name is a hash of both: a new JDK, pyspark or Delta
-jars get a new archive from the next `make setup`, and the old one is simply not used. The JVM
-checks the archive itself and ignores one that does not fit, saying so on standard error.
+jars get a new archive from the next `make setup`, which removes the old one; until then the
+session starts without one. The JVM checks an archive itself and ignores one that does not fit,
+saying so on standard error.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ ARCHIVE_DIR = Path(__file__).resolve().parents[1] / ".spark-cds"
 def archive_path() -> Path | None:
     """Where the archive of this JDK and class path is (whether it exists or not); None without
     a `java` on PATH / JAVA_HOME."""
+    import pyspark
+
     from python_udfs.runner import delta_jars
 
     java_home = os.environ.get("JAVA_HOME", "")
@@ -36,8 +39,6 @@ def archive_path() -> Path | None:
     if not java:
         return None
     java = os.path.realpath(java)
-    import pyspark
-
     stat = os.stat(java)
     key = "\n".join([java, str(stat.st_size), str(stat.st_mtime_ns), pyspark.__version__,
                      *(Path(jar).name for jar in delta_jars())])
