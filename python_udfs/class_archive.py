@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -32,10 +31,9 @@ def archive_path() -> Path | None:
     a `java` on PATH / JAVA_HOME."""
     import pyspark
 
-    from python_udfs.runner import delta_jars
+    from python_udfs.runner import delta_jars, java_binary
 
-    java_home = os.environ.get("JAVA_HOME", "")
-    java = shutil.which("java", path=(f"{java_home}/bin:" if java_home else "") + os.environ.get("PATH", ""))
+    java = java_binary()
     if not java:
         return None
     java = os.path.realpath(java)

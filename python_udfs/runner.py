@@ -49,10 +49,16 @@ def java_problem() -> str | None:
     return _java_problem(os.environ.get("JAVA_HOME", ""), os.environ.get("PATH", ""))
 
 
+def java_binary() -> str | None:
+    """The `java` Spark starts: JAVA_HOME's, else the first on PATH; None when there is none."""
+    java_home = os.environ.get("JAVA_HOME", "")
+    return shutil.which("java", path=(f"{java_home}/bin:" if java_home else "") + os.environ.get("PATH", ""))
+
+
 @functools.cache
 def _java_problem(java_home: str, path: str) -> str | None:
     """Spark 4 needs Java 17 or newer; say so plainly instead of a JVM stack trace."""
-    java = shutil.which("java", path=(f"{java_home}/bin:" if java_home else "") + path)
+    java = java_binary()
     if not java:
         return ("Java 17+ is required (Spark runs on the JVM) and no `java` was found. "
                 "Install it, e.g. `apt-get install openjdk-17-jre-headless`, or set JAVA_HOME.")

@@ -28,8 +28,9 @@
     {%- if upstream is none or upstream is string or upstream | length == 0 or column is none -%}
         {{ exceptions.raise_compiler_error("cdc_skip_unless_newer needs upstream=[ref('<model>'), ...] (a list) and column='<timestamp column they and this model have>'") }}
     {%- endif -%}
-    {%- set first_build = cdc_creates_empty_table_when_nothing_upstream() -%}
-    {%- if first_build or cdc_is_incremental() -%}
+    {%- set incremental = cdc_is_incremental() -%}
+    {%- set first_build = not incremental and cdc_creates_empty_table_when_nothing_upstream() -%}
+    {%- if first_build or incremental -%}
         {%- for relation in upstream if not _cdc_exists(relation) -%}
             {{ return('') }}  {#- not built yet: no probe, the model runs -#}
         {%- endfor -%}

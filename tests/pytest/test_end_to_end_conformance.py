@@ -297,16 +297,8 @@ def test_first_run_on_a_fresh_folder_then_qlik_metadata_delivered_later(cdc_proj
 
     shutil.copy(published / "Metadata.json", qlik_folder / "2-metadata.json")
     # Spanner had no folder on the first run (its staging tables were created empty): now it has data
-    cdc_project.write_landing_file("spanner", "one.jsonl", [
-        ('{"commit_timestamp": "2022-05-19T06:46:12.536575Z", "record_sequence": "00000000", '
-         '"server_transaction_id": "NjQxOTE0MDE0MzM1MDQ4NTQ5NQ==", "is_last_record_in_transaction_in_partition": true, '
-         '"table_name": "Players", "column_types": [{"name": "PlayerId", "type": {"code": "INT64"}, '
-         '"is_primary_key": true, "ordinal_position": 1}, {"name": "Name", "type": {"code": "STRING"}, '
-         '"is_primary_key": false, "ordinal_position": 2}], "mods": [{"keys": {"PlayerId": "22"}, '
-         '"new_values": {"Name": "foo"}, "old_values": {}}], "mod_type": "INSERT", '
-         '"value_capture_type": "OLD_AND_NEW_VALUES", "number_of_records_in_transaction": 1, '
-         '"number_of_partitions_in_transaction": 1}'),
-    ])
+    readme_examples = CONFORMANCE_DIR / "spanner" / "extracted" / "spanner_change_streams_tail_readme_examples.jsonl"
+    cdc_project.write_landing_file("spanner", "one.jsonl", readme_examples.read_text(encoding="utf-8").splitlines()[:1])
     cdc_project.run("run")
     assert cdc_project.sql("select * from cdc_staging.stg_qlik__awaiting_metadata") == []
     rows = cdc_project.sql("select source_table, pk from cdc_marts.cdc_current where source_vendor = 'qlik'")
