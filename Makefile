@@ -58,11 +58,10 @@ $(DELTA_JARS)/.fetched-$(DELTA_VERSION):
 run: setup
 	$(BIN)/cdc-run
 
-## make test: every check: lint (ruff, sqlfluff), pytest (unit + end-to-end on Spark), dbt build + tests on the
-## samples, then the docs site of that build in headless Chromium (docs-check)
-test: setup lint unit e2e dbt-build docs-check
-# Under `make test`, dbt-build keeps .spark-ci so docs-check documents the built tables; docs-check removes it.
-test: KEEP_SPARK_CI := 1
+## make test: every check: lint (ruff, sqlfluff), pytest (unit + end-to-end on Spark, where the bundled samples
+## pass every dbt data test and unit test: tests/pytest/test_bundled_samples.py), then the docs site in headless
+## Chromium (docs-check)
+test: setup lint unit e2e docs-check
 
 lint:
 	$(BIN)/ruff check python_udfs tests benchmarks
@@ -77,12 +76,11 @@ unit:
 e2e:
 	$(BIN)/python -m pytest -q -m spark --durations=10
 
-# dbt build (models + data tests) on the bundled samples, in a throw-away Spark state folder
-# (kept for docs-check when KEEP_SPARK_CI is set, as `make test` does).
+# dbt build (models, data tests, unit tests) on the bundled samples, in a throw-away Spark state folder
 dbt-build:
 	rm -rf $(SPARK_CI)
 	CDC_SPARK_DIR=$(SPARK_CI) $(BIN)/cdc-dbt build
-	$(if $(KEEP_SPARK_CI),,rm -rf $(SPARK_CI))
+	rm -rf $(SPARK_CI)
 
 ## make browser: install Debian's chromium and chromium-driver (headless browser and its WebDriver, for
 ## docs-check) unless /usr/bin/chromium and /usr/bin/chromedriver exist
@@ -99,11 +97,11 @@ browser:
 		test -x $(CHROMIUM) || { echo "chromium installed but $(CHROMIUM) is missing"; exit 1; }; \
 		test -x $(CHROMEDRIVER) || { echo "chromium-driver installed but $(CHROMEDRIVER) is missing"; exit 1; }; }
 
-## make docs-check: `cdc-dbt docs generate` (own target folder) on .spark-ci, whatever it holds (empty alone,
-## the built samples after dbt-build under `make test`), then the site in headless Chromium: model list,
-## cdc_current's lineage graph; screenshots in artifacts/docs/. Removes .spark-ci afterwards.
+## make docs-check: `cdc-dbt docs generate` (own target folder) on an empty, throw-away Spark state (.spark-ci:
+## the model list and the lineage come from the project, not from built tables), then the site in headless
+## Chromium: model list, cdc_current's lineage graph; screenshots in artifacts/docs/.
 docs-check: setup browser
-	rm -rf $(DOCS_CI)
+	rm -rf $(DOCS_CI) $(SPARK_CI)
 	@status=0; CDC_SPARK_DIR=$(SPARK_CI) DBT_TARGET_PATH=$(DOCS_CI)/target DBT_LOG_PATH=$(DOCS_CI)/logs \
 		$(BIN)/cdc-dbt docs generate || status=$$?; \
 	rm -rf $(SPARK_CI); \

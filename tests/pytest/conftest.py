@@ -17,18 +17,29 @@ CONFORMANCE_DIR = SHARED_DIR / "conformance"
 CDC_DBT = Path(sys.executable).parent / "cdc-dbt"
 
 
-# One Spark session per test project: runs dbt commands (in-process, as cdc-dbt does) and SQL
-# queries sent as JSON lines, answering each with a line that starts with MARK.
+# A Spark session in its own process: runs dbt commands (in-process, as cdc-dbt does) and SQL
+# queries sent as JSON lines, answering each with a line that starts with MARK. Each request
+# carries the environment of the project it is for (landing folder, dbt target/ and logs/, file
+# format), so one session serves project after project: its JVM warms up once (D33).
 MARK = "\x1ecdc-test "
 _WORKER = """
-import json, sys
-from python_udfs.runner import invoke_dbt, start
+import json, os, sys
+from python_udfs.runner import configure_environment, invoke_dbt, start
 spark = start()
 MARK = sys.argv[1]
 for line in sys.stdin:
     request = json.loads(line)
     try:
-        if "dbt" in request:
+        os.environ.clear()
+        os.environ.update(request["env"])
+        configure_environment()
+        if "reset" in request:
+            spark.catalog.clearCache()
+            for row in spark.sql("show databases").collect():
+                if row[0] != "default":
+                    spark.sql(f"drop database `{row[0]}` cascade")
+            print(MARK + json.dumps({"reset": True}), flush=True)
+        elif "dbt" in request:
             print(MARK + json.dumps({"exit_code": invoke_dbt(request["dbt"])}), flush=True)
         else:
             rows = [json.loads(row) for row in spark.sql(request["sql"]).toJSON().collect()]
@@ -38,13 +49,53 @@ for line in sys.stdin:
 """
 
 
+class SparkWorker:
+    """The process that holds one Spark session (started on the first request)."""
+
+    def __init__(self, spark_dir: Path, env: dict[str, str]):
+        self.spark_dir = spark_dir
+        self._env = {**env, "CDC_SPARK_DIR": str(spark_dir)}
+        self._process: subprocess.Popen | None = None
+        self.owner: Path | None = None  # the project whose tables the session holds (shared_project)
+
+    def ask(self, request: dict) -> tuple[dict, str]:
+        if self._process is None:
+            self._process = subprocess.Popen([sys.executable, "-c", _WORKER, MARK], cwd=PROJECT_DIR,
+                                             env=self._env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self._process.stdin.write(json.dumps(request) + "\n")
+        self._process.stdin.flush()
+        output = []
+        while True:
+            line = self._process.stdout.readline()
+            if not line:
+                self.stop()
+                doing = request.get("dbt") or request.get("sql") or "the emptying of its schemas"
+                pytest.fail(f"the Spark process died during {doing}:\n{''.join(output)[-6000:]}")
+            if line.startswith(MARK):
+                return json.loads(line[len(MARK):]), "".join(output)
+            output.append(line)
+
+    def stop(self) -> None:
+        """End the session (the embedded metastore admits one process)."""
+        if self._process is not None:
+            self._process.stdin.close()
+            self._process.wait(timeout=120)
+            self._process = None
+
+
 @dataclass
 class CdcProject:
-    """One isolated project state: its own landing folder and its own Spark warehouse/metastore."""
+    """One isolated project state: its own landing folder, dbt target/ and logs/, and Spark tables.
+
+    With `shared`, the project runs on that session (the cdc_project fixture: the session's
+    schemas are emptied for each project); without, it starts its own session on its own
+    metastore and warehouse in `root/spark`, which `cdc-dbt` in another process can open too
+    once this one stopped (the isolated_project fixture)."""
 
     root: Path
     env: dict = field(default_factory=dict)
-    _worker: subprocess.Popen | None = None
+    shared: SparkWorker | None = None
+    _worker: SparkWorker | None = None
 
     @property
     def landing_dir(self) -> Path:
@@ -52,7 +103,7 @@ class CdcProject:
 
     @property
     def spark_dir(self) -> Path:
-        return self.root / "spark"
+        return self.shared.spark_dir if self.shared else self.root / "spark"
 
     def environment(self) -> dict[str, str]:
         """Env for cdc-dbt: this project's landing and Spark folders, and dbt's target/ and logs/
@@ -70,6 +121,9 @@ class CdcProject:
 
     def run_cli(self, *dbt_args: str) -> str:
         """Run the real `cdc-dbt <args>` command in its own process, as a user would."""
+        if self.shared:
+            pytest.fail("cdc-dbt in another process cannot open the shared session's metastore: "
+                        "use the isolated_project fixture")
         self.stop()
         proc = subprocess.run([str(CDC_DBT), *dbt_args], cwd=PROJECT_DIR, env=self.environment(),
                               capture_output=True, text=True, timeout=1800, check=False)
@@ -93,27 +147,19 @@ class CdcProject:
         return answer["rows"]
 
     def _ask(self, request: dict) -> tuple[dict, str]:
+        if self.shared:
+            if self.shared.owner != self.root:
+                pytest.fail(f"the shared Spark session holds the tables of {self.shared.owner}, not of "
+                            f"{self.root}: a later shared_project() emptied them")
+            return self.shared.ask({**request, "env": self.environment()})
         if self._worker is None:
-            self._worker = subprocess.Popen([sys.executable, "-c", _WORKER, MARK], cwd=PROJECT_DIR,
-                                            env=self.environment(), stdin=subprocess.PIPE,
-                                            stdout=subprocess.PIPE, text=True)
-        self._worker.stdin.write(json.dumps(request) + "\n")
-        self._worker.stdin.flush()
-        output = []
-        while True:
-            line = self._worker.stdout.readline()
-            if not line:
-                self.stop()
-                pytest.fail(f"the Spark process died during {request}:\n{''.join(output)[-6000:]}")
-            if line.startswith(MARK):
-                return json.loads(line[len(MARK):]), "".join(output)
-            output.append(line)
+            self._worker = SparkWorker(self.spark_dir, self.environment())
+        return self._worker.ask({**request, "env": self.environment()})
 
     def stop(self) -> None:
-        """End this project's Spark session (the embedded metastore admits one process)."""
+        """End this project's own Spark session (the shared one outlives the project)."""
         if self._worker is not None:
-            self._worker.stdin.close()
-            self._worker.wait(timeout=120)
+            self._worker.stop()
             self._worker = None
 
     def query(self, sql: str) -> list[dict]:
@@ -122,8 +168,33 @@ class CdcProject:
         return json.loads(out[out.index("{"):])["show"]
 
 
+@pytest.fixture(scope="session")
+def shared_spark(tmp_path_factory):
+    """One Spark session for the tests' projects, one after another."""
+    worker = SparkWorker(tmp_path_factory.mktemp("shared_spark") / "spark", dict(os.environ))
+    yield worker
+    worker.stop()
+
+
+def shared_project(worker: SparkWorker, root: Path) -> CdcProject:
+    """A project on the shared session, which first drops every table an earlier project left."""
+    project = CdcProject(root=root, shared=worker)
+    project.landing_dir.mkdir()
+    answer, output = worker.ask({"reset": True, "env": project.environment()})
+    assert answer.get("reset"), f"emptying the shared session's schemas failed: {answer}\n{output[-3000:]}"
+    worker.owner = root
+    return project
+
+
 @pytest.fixture
-def cdc_project(tmp_path: Path):
+def cdc_project(tmp_path: Path, shared_spark: SparkWorker):
+    """A project on the shared session, whose schemas start empty (a fresh state)."""
+    return shared_project(shared_spark, tmp_path)
+
+
+@pytest.fixture
+def isolated_project(tmp_path: Path):
+    """A project with its own Spark state, for tests that run `cdc-dbt` or plain dbt as a process."""
     project = CdcProject(root=tmp_path)
     project.landing_dir.mkdir()
     yield project

@@ -1,4 +1,5 @@
-"""Every enabled vendor through the whole project, with the commands a user types.
+"""Every enabled vendor through the whole project, with the commands a user types: `build` on the
+tests' shared Spark session, and a first `cdc-dbt run` in its own process on a fresh folder.
 
 Real published samples (../shared/conformance/<vendor>) must all become change events or
 control records with nothing quarantined; malformed input must be quarantined with its reason
@@ -15,14 +16,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CONFORMANCE_DIR, PROJECT_DIR
+from conftest import CONFORMANCE_DIR, PROJECT_DIR, shared_project
 
 pytestmark = pytest.mark.spark
 
 VENDORS_UNDER_TEST = ("datastream", "debezium", "spanner", "qlik", "datahub")
 # Published files that hold no change, only a control record (a Qlik metadata message).
 METADATA_ONLY = {("qlik", "Metadata.json")}
-# `cdc-dbt build` here runs models and data tests; the dbt unit tests run once, in `make dbt-build`
+# `build` here runs models and data tests; the dbt unit tests run once, in test_bundled_samples.py
 NO_UNIT_TESTS = ("--exclude", "test_type:unit")
 ACCOUNTING_TEST = ("--select", "assert_every_landing_record_is_accounted_for")
 # Published files that are not landing input (DataHub's DTS Avro schemas are reference only).
@@ -67,12 +68,10 @@ GOOD_AFTER_MALFORMED = ('{"topic": "shop.t", "partition": 0, "offset": 7, "key":
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    from conftest import CdcProject
-
+def built(tmp_path_factory, shared_spark):
     if not CONFORMANCE_DIR.is_dir():
         pytest.skip(f"conformance samples not found at {CONFORMANCE_DIR}")
-    project = CdcProject(root=tmp_path_factory.mktemp("conformance_e2e"))
+    project = shared_project(shared_spark, tmp_path_factory.mktemp("conformance_e2e"))
     samples = []
     for vendor in VENDORS_UNDER_TEST:
         folder = project.landing_dir / vendor
@@ -97,10 +96,9 @@ def built(tmp_path_factory):
     whole = (CONFORMANCE_DIR / "datastream" / "published" / "dump.avro").read_bytes()
     (project.landing_dir / "datastream" / "cut.avro").write_bytes(whole[: len(whole) * 2 // 3])
     # seeds, models and every data test (incl. the record accounting); the dbt unit tests of the
-    # flattening SQL need no landing data and run once, in `make dbt-build`
-    project.run_cli("build", *NO_UNIT_TESTS)
-    yield project, samples
-    project.stop()
+    # flattening SQL need no landing data and run once, in test_bundled_samples.py
+    project.run("build", *NO_UNIT_TESTS)
+    return project, samples
 
 
 def test_every_conformance_file_becomes_change_events(built):
@@ -243,11 +241,11 @@ def test_spanner_documented_values(built):
     assert len(heartbeats) == 1 and heartbeats[0]["complete_up_to"]
 
 
-def test_plain_dbt_names_the_runner(cdc_project):
+def test_plain_dbt_names_the_runner(isolated_project):
     """`dbt run` without cdc-dbt has no UDFs: it must fail before its first model and say what to
     run instead, also when the selected model calls no UDF (the on-run-start check)."""
     # no DBT_PROFILES_DIR: plain dbt finds profiles.yml in the project folder, as for a user
-    env = {key: value for key, value in cdc_project.environment().items() if key != "DBT_PROFILES_DIR"}
+    env = {key: value for key, value in isolated_project.environment().items() if key != "DBT_PROFILES_DIR"}
     proc = subprocess.run([str(Path(sys.executable).parent / "dbt"), "run", "--select",
                            "stg_debezium__change_events"],
                           cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=900, check=False)
@@ -262,14 +260,14 @@ def _assert_accounting_passes(project) -> None:
     assert any(ACCOUNTING_TEST[1] in line and " PASS " in line for line in output.splitlines()), output[-3000:]
 
 
-def test_first_run_on_a_fresh_folder_then_qlik_metadata_delivered_later(cdc_project):
+def test_first_run_on_a_fresh_folder_then_qlik_metadata_delivered_later(isolated_project):
     """What a user types first: `cdc-dbt run` (no `seed` before it) on fresh folders, then
     `cdc-dbt show ... --output json --quiet`, whose standard output must be the JSON alone.
     The same first run also holds Qlik's Data.json, which names its table only by
     messageSchemaId: before Metadata.json arrives it waits (not quarantined, not guessed); the
     run that brings the metadata takes it (DECISIONLOG D16). One project for both: a first run
     on a fresh state is the most expensive run there is."""
-    cdc_project.write_landing_file("debezium", "one.jsonl", [
+    isolated_project.write_landing_file("debezium", "one.jsonl", [
         ('{"before": null, "after": {"ID": 7, "NAME": "Ada"}, "source": {"connector": "oracle", '
         '"db": "ORCLPDB1", "schema": "INVENTORY", "table": "CUSTOMERS", "scn": "100", "ssn": 0}, "op": "c"}'),
         ('{"before": {"ID": 7, "NAME": "Ada"}, "after": {"ID": 7, "NAME": null}, "source": {"connector": '
@@ -277,38 +275,38 @@ def test_first_run_on_a_fresh_folder_then_qlik_metadata_delivered_later(cdc_proj
         '"ssn": 0}, "op": "u"}'),
     ])
     published = CONFORMANCE_DIR / "qlik" / "published"
-    qlik_folder = cdc_project.landing_dir / "qlik"
+    qlik_folder = isolated_project.landing_dir / "qlik"
     qlik_folder.mkdir(parents=True)
     shutil.copy(published / "Data.json", qlik_folder / "1-data.json")
-    cdc_project.run_cli("run")
-    out = cdc_project.run_cli("show", "--inline",
+    isolated_project.run_cli("run")
+    out = isolated_project.run_cli("show", "--inline",
                               "select source_vendor, source_table, pk, row from {{ ref('cdc_current') }}",
                               "--limit", "-1", "--output", "json", "--quiet")
     rows = json.loads(out)["show"]
     assert rows == [{"source_vendor": "debezium", "source_table": "ORCLPDB1.INVENTORY.CUSTOMERS",
                      "pk": '{"ID":7}', "row": '{"ID":7,"NAME":null}'}]
 
-    waiting = cdc_project.sql("select schema_id from cdc_staging.stg_qlik__awaiting_metadata")
+    waiting = isolated_project.sql("select schema_id from cdc_staging.stg_qlik__awaiting_metadata")
     assert [row["schema_id"] for row in waiting] == ["8FB9D3C10EA4B25751DF9CC8318F0A02"]
-    assert cdc_project.sql("select * from cdc_marts.cdc_current where source_vendor = 'qlik'") == []
-    assert cdc_project.sql("select * from cdc_intermediate.int_cdc__quarantine") == []
-    _assert_accounting_passes(cdc_project)  # the record accounting counts the waiting message
-    _assert_staging_tables_alike(cdc_project)
+    assert isolated_project.sql("select * from cdc_marts.cdc_current where source_vendor = 'qlik'") == []
+    assert isolated_project.sql("select * from cdc_intermediate.int_cdc__quarantine") == []
+    _assert_accounting_passes(isolated_project)  # the record accounting counts the waiting message
+    _assert_staging_tables_alike(isolated_project)
 
     shutil.copy(published / "Metadata.json", qlik_folder / "2-metadata.json")
     # Spanner had no folder on the first run (its staging tables were created empty): now it has data
     readme_examples = CONFORMANCE_DIR / "spanner" / "extracted" / "spanner_change_streams_tail_readme_examples.jsonl"
-    cdc_project.write_landing_file("spanner", "one.jsonl", readme_examples.read_text(encoding="utf-8").splitlines()[:1])
-    cdc_project.run("run")
-    assert cdc_project.sql("select * from cdc_staging.stg_qlik__awaiting_metadata") == []
-    rows = cdc_project.sql("select source_table, pk from cdc_marts.cdc_current where source_vendor = 'qlik'")
+    isolated_project.write_landing_file("spanner", "one.jsonl", readme_examples.read_text(encoding="utf-8").splitlines()[:1])
+    isolated_project.run("run")
+    assert isolated_project.sql("select * from cdc_staging.stg_qlik__awaiting_metadata") == []
+    rows = isolated_project.sql("select source_table, pk from cdc_marts.cdc_current where source_vendor = 'qlik'")
     assert [(row["source_table"], row["pk"]) for row in rows] == [
         ("employees.salaries", '{"emp_no":14472,"from_date":"1993-11-25"}')]
-    rows = cdc_project.sql("select source_table, pk, row from cdc_marts.cdc_current where source_vendor = 'spanner'")
+    rows = isolated_project.sql("select source_table, pk, row from cdc_marts.cdc_current where source_vendor = 'spanner'")
     assert [(row["source_table"], row["pk"], json.loads(row["row"])) for row in rows] == [
         ("Players", '{"PlayerId":22}', {"Name": "foo", "PlayerId": 22})]
-    _assert_accounting_passes(cdc_project)
-    _assert_staging_tables_alike(cdc_project)
+    _assert_accounting_passes(isolated_project)
+    _assert_staging_tables_alike(isolated_project)
 
 
 def _assert_staging_tables_alike(project) -> None:

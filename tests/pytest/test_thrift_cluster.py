@@ -5,8 +5,8 @@ end (also when the test fails). The UDFs run in the worker's executor, which imp
 from the zip the server ships (sc.addPyFile), as it would on a remote machine. The result of
 `dbt seed` + `dbt run --target thrift` must equal the local target's on the same landing files.
 Two vendors keep it short: Debezium (flattened in SQL) and Datastream (Avro files and its parser
-are Python functions, so the executor's Python is exercised); the data tests run in `make
-dbt-build`, not here.
+are Python functions, so the executor's Python is exercised); the data tests run in
+test_bundled_samples.py, not here.
 """
 
 from __future__ import annotations
