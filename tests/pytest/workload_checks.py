@@ -23,31 +23,26 @@ SHOW = 5  # mismatches printed per check
 # (project.sql), not `dbt show`, which parses the project again for every query.
 CURRENT = "cdc_marts.cdc_current"
 HISTORY = "cdc_marts.cdc_history"
-CURRENT_COLUMNS = {"source_table": "source_table", "pk": "pk", "row": "row"}
+QUARANTINE = "cdc_intermediate.int_cdc__quarantine"
+CURRENT_COLUMNS = {"source_vendor": "source_vendor", "source_table": "source_table", "pk": "pk", "row": "row"}
 HISTORY_COLUMNS = {
-    "source_table": "source_table", "pk": "pk", "op": "op", "is_deleted": "is_deleted",
-    "is_current": "is_current", "row": "row",
+    "source_vendor": "source_vendor", "source_table": "source_table", "pk": "pk", "op": "op",
+    "is_deleted": "is_deleted", "is_current": "is_current", "row": "row",
     # sequences as JSON text: 19-digit parts must not become floats, which tie
     "valid_from_sequence": "to_json(valid_from_sequence)", "valid_to_sequence": "to_json(valid_to_sequence)",
 }
+QUARANTINE_COLUMNS = {"source_vendor": "source_vendor", "reason": "reason", "detail": "detail", "raw": "raw"}
 
 
-def current_sql(vendor: str) -> str:
-    return _select(CURRENT_COLUMNS, CURRENT, vendor)
-
-
-def history_sql(vendor: str) -> str:
-    return _select(HISTORY_COLUMNS, HISTORY, vendor)
-
-
-def _select(columns: dict[str, str], table: str, vendor: str) -> str:
+def _rows_by_vendor(project, table: str, columns: dict[str, str], vendors: list[str]) -> dict[str, list[dict]]:
+    """The table's rows of these vendors, every column (a null one as None: Spark's JSON rows
+    leave nulls out), grouped by vendor: one query for every vendor of a run."""
     listed = ", ".join(f"{expression} as {name}" for name, expression in columns.items())
-    return f"select {listed} from {table} where source_vendor = '{vendor}'"
-
-
-def _rows(project, sql: str, columns: dict[str, str]) -> list[dict]:
-    """The query's rows with every column, a null one as None (Spark's JSON rows leave nulls out)."""
-    return [{name: row.get(name) for name in columns} for row in project.sql(sql)]
+    wanted = ", ".join(f"'{vendor}'" for vendor in vendors)
+    grouped: dict[str, list[dict]] = {vendor: [] for vendor in vendors}
+    for row in project.sql(f"select {listed} from {table} where source_vendor in ({wanted})"):
+        grouped[row["source_vendor"]].append({name: row.get(name) for name in columns})
+    return grouped
 
 
 @dataclass
@@ -80,30 +75,31 @@ def run_end_to_end(project, cases: list[Case]) -> None:
 
 
 def assert_oracles_hold(project, cases: list[Case], stage: str) -> None:
+    vendors = [case.vendor for case in cases]
+    quarantined = _rows_by_vendor(project, QUARANTINE, QUARANTINE_COLUMNS, vendors)
+    current = _rows_by_vendor(project, CURRENT, CURRENT_COLUMNS, vendors)
+    history = _rows_by_vendor(project, HISTORY, HISTORY_COLUMNS, vendors)
     failures = []
     for case in cases:
         # quarantined records first: they usually explain the mismatches that follow
-        problems = (quarantine_problems(project, case.vendor)
+        problems = (quarantine_problems(quarantined[case.vendor])
                     + (case.extra_problems(project) if case.extra_problems else [])
-                    + current_problems(project, case.vendor, case.workload.expected)
-                    + history_problems(project, case.vendor, case.workload.expected))
+                    + current_problems(current[case.vendor], case.workload.expected)
+                    + history_problems(history[case.vendor], case.workload.expected))
         if problems:
             failures.append(f"{case.vendor} after {stage}: {len(problems)} problems (replay with "
                             f"CDC_WORKLOAD_SEED={case.seed}); first {SHOW}:\n" + "\n".join(problems[:SHOW]))
     assert not failures, "\n\n".join(failures)
 
 
-def quarantine_problems(project, vendor: str) -> list[str]:
-    rows = project.sql("select reason, detail, raw from cdc_intermediate.int_cdc__quarantine "
-                       f"where source_vendor = '{vendor}'")
-    return [f"quarantined: {row.get('reason')}: {row.get('detail')}\n    {(row.get('raw') or '')[:300]}"
-            for row in rows]
+def quarantine_problems(rows: list[dict]) -> list[str]:
+    return [f"quarantined: {row['reason']}: {row['detail']}\n    {(row['raw'] or '')[:300]}" for row in rows]
 
 
-def current_problems(project, vendor: str, expected) -> list[str]:
+def current_problems(rows: list[dict], expected) -> list[str]:
     actual: dict[tuple, dict] = {}
     problems = []
-    for row in _rows(project, current_sql(vendor), CURRENT_COLUMNS):
+    for row in rows:
         if _key(row) in actual:
             problems.append(f"current: key {_key(row)} appears twice")
         actual[_key(row)] = json.loads(row["row"])
@@ -118,9 +114,9 @@ def current_problems(project, vendor: str, expected) -> list[str]:
     return problems
 
 
-def history_problems(project, vendor: str, expected) -> list[str]:
+def history_problems(rows: list[dict], expected) -> list[str]:
     actual: dict[tuple, list[dict]] = {}
-    for row in _rows(project, history_sql(vendor), HISTORY_COLUMNS):
+    for row in rows:
         actual.setdefault(_key(row), []).append(row)
     problems = []
     for key in sorted(expected.history.keys() | actual.keys()):
