@@ -51,14 +51,17 @@ def java_problem() -> str | None:
 
 def java_binary() -> str | None:
     """The `java` Spark starts: JAVA_HOME's, else the first on PATH; None when there is none."""
-    java_home = os.environ.get("JAVA_HOME", "")
-    return shutil.which("java", path=(f"{java_home}/bin:" if java_home else "") + os.environ.get("PATH", ""))
+    return _java_on(os.environ.get("JAVA_HOME", ""), os.environ.get("PATH", ""))
+
+
+def _java_on(java_home: str, path: str) -> str | None:
+    return shutil.which("java", path=(f"{java_home}/bin:" if java_home else "") + path)
 
 
 @functools.cache
 def _java_problem(java_home: str, path: str) -> str | None:
     """Spark 4 needs Java 17 or newer; say so plainly instead of a JVM stack trace."""
-    java = java_binary()
+    java = _java_on(java_home, path)
     if not java:
         return ("Java 17+ is required (Spark runs on the JVM) and no `java` was found. "
                 "Install it, e.g. `apt-get install openjdk-17-jre-headless`, or set JAVA_HOME.")
@@ -167,7 +170,7 @@ def build_spark_session(master: str | None = None, *, app_name: str = "cdc-dbt",
             # a MERGE marks replaced rows in a deletion vector instead of rewriting their files
             .config("spark.databricks.delta.properties.defaults.enableDeletionVectors", "true")
             # Delta rebuilds a table's file list after each commit in 50 partitions by default: on
-            # two cores, for tables of a few hundred files, that cost a fifth of a small run (D33)
+            # two cores, for tables of a few hundred files, that cost about a sixth of a small run (D33)
             .config("spark.databricks.delta.snapshotPartitions", shuffle_partitions)
         )
     elif os.environ.get("CDC_FILE_FORMAT") == "delta":
