@@ -199,6 +199,7 @@ def _change_event(payload: dict, schema: dict | None, kafka: _Kafka) -> dict:
     if op == "t":
         before = after = key = None  # a truncate is table-level: it names no row
     table = _table_name(source, schema, kafka.topic)
+    position = _position(source, engine)
     return change(
         vendor_op=op,
         source_engine=engine,
@@ -207,13 +208,14 @@ def _change_event(payload: dict, schema: dict | None, kafka: _Kafka) -> dict:
         before=_encode_image(before, schema, "before", engine),
         after=_encode_image(after, schema, "after", engine),
         changed_columns=_changed_columns(payload, engine),
-        position=_position(source, engine),
+        position=position,
         committed_at_us=_epoch_us(source),
         read_at_us=_epoch_us(payload),
         transaction_id=_transaction_id(payload, source),
         transaction_seq=_as_int(_transaction(payload).get("total_order")),
         schema_version=_schema_version(schema),
-        content_hash=_content_hash(payload),
+        # the identity of a change without a position only (D10, D34)
+        content_hash=_content_hash(payload) if position is None else None,
         **kafka.coords(),
     )
 

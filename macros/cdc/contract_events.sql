@@ -89,7 +89,7 @@ with_sequence as (
     select
         with_pk.*,
         concat(
-            {{ cdc_decimal_array(["case when with_pk.op = 'snapshot' then 0 else 1 end"]) }},
+            {{ cdc_integer_array(["case when with_pk.op = 'snapshot' then 0 else 1 end"]) }},
             coalesce(sequence_by_values, cast(array() as array<decimal(38, 0)>)),
             coalesce(with_pk.position_sequence, with_pk.arrival)
         ) as sequence
@@ -110,7 +110,9 @@ checked as (
                 and (size(pk_values) != size(key_columns) or array_contains(map_values(pk_values), 'null'))
                 then 'missing_key_value'
             when exists(sequence, part -> part is null) then 'invalid_position'
-        end as _quarantine_reason
+        end as _quarantine_reason,
+        -- the key as canonical JSON, written once for event_id and pk
+        {{ cdc_json_object('pk_values') }} as pk_json
     from with_sequence
 )
 
@@ -118,7 +120,7 @@ select
     -- ids
     sha2(
         concat_ws(
-            '|', source_vendor, source_table, coalesce({{ cdc_json_object('pk_values') }}, ''), op,
+            '|', source_vendor, source_table, coalesce(pk_json, ''), op,
             coalesce(to_json(position), content_hash, '')
         ),
         256
@@ -127,7 +129,7 @@ select
     source_engine,
     source_table,
     op,
-    case when op != 'truncate' then {{ cdc_json_object('pk_values') }} end as pk,
+    case when op != 'truncate' then pk_json end as pk,
     -- images and columns
     after,
     before,

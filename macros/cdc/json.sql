@@ -23,6 +23,15 @@
     array({% for part in parts %}{{ cdc_whole_number(part) }}{% if not loop.last %}, {% endif %}{% endfor %})
 {% endmacro %}
 
+{#- cdc_decimal_array for parts of an integer type (int, bigint): the same numbers without the trip
+    through text and a regular expression per part, which cost a few seconds per million events. -#}
+{% macro cdc_integer_array(parts) %}
+    {%- if parts is string or parts | length == 0 -%}
+        {{ exceptions.raise_compiler_error("cdc_integer_array needs a list of integer SQL expressions, e.g. cdc_integer_array(['file_mtime_ns', 'record_no'])") }}
+    {%- endif -%}
+    array({% for part in parts %}case when {{ part }} >= 0 then cast({{ part }} as decimal(38, 0)) end{% if not loop.last %}, {% endif %}{% endfor %})
+{% endmacro %}
+
 {% macro cdc_whole_number(expression) %}
     case
         when trim(cast({{ expression }} as string)) rlike '^[0-9]{1,38}$'

@@ -187,7 +187,9 @@ text_records as (
         mtime_ns,
         case shape
             when 'empty' then cast(array() as array<string>)
-            when 'lines' then transform(lines, line -> regexp_replace(line, '\r+$', ''))
+            -- CRLF lines lose their carriage returns; a trim, not a regular expression per line,
+            -- which took a third of the split of a large file (D34)
+            when 'lines' then transform(lines, line -> trim(trailing '\r' from line))
             when 'array' then transform(from_json(body, 'array<string>'), element -> coalesce(element, 'null'))
             when 'object' then case
                 -- an object whose values are all messages, none of its keys an envelope field

@@ -32,7 +32,7 @@ renamed as (
         -- ordering: the vendor position, else the arrival order (DECISIONLOG D3)
         position,
         {{ position_sequence }} as position_sequence,
-        {{ arrival or cdc_decimal_array(['file_mtime_ns', 'record_no', 'record_index']) }} as arrival,
+        {{ arrival or cdc_integer_array(['file_mtime_ns', 'record_no', 'record_index']) }} as arrival,
         -- timestamps
         committed_at_us,
         read_at_us,

@@ -344,11 +344,19 @@ def test_times_and_transaction():
 
 
 def test_content_hash_ignores_processing_times():
-    first = one(message(after={"id": 1}, ts_ms=1))
-    again = one(message(after={"id": 1}, ts_ms=2, ts_us=2000))
-    other = one(message(after={"id": 2}, ts_ms=1))
+    # a change without a position (MySQL file '' as in snapshots and Flink CDC, D10)
+    unplaced = {**MYSQL_SOURCE, "file": "", "pos": 0}
+    first = one(message(after={"id": 1}, source=unplaced, ts_ms=1))
+    again = one(message(after={"id": 1}, source=unplaced, ts_ms=2, ts_us=2000))
+    other = one(message(after={"id": 2}, source=unplaced, ts_ms=1))
+    assert first["position"] is None
     assert first["content_hash"] == again["content_hash"] != other["content_hash"]
     assert re.fullmatch(r"[0-9a-f]{64}", first["content_hash"])
+
+
+def test_content_hash_only_for_changes_without_a_position():
+    placed = one(message(after={"id": 1}))
+    assert placed["position"] is not None and placed["content_hash"] is None
 
 
 # --- logical types ------------------------------------------------------------------------------

@@ -30,6 +30,9 @@ def test_landing_files_split_like_the_python_reader(cdc_project):
     """Every vendor's conformance files in one project, split by one dbt run."""
     for vendor in LANDING_FOLDERS:
         land_conformance_and_workloads(cdc_project, vendor, [])
+    # no text conformance file has Windows line ends (an empty line among them)
+    crlf = cdc_project.landing_dir / "debezium" / "windows-line-ends.jsonl"
+    crlf.write_bytes(b'{"op": "c", "n": 1}\r\n{"op": "u", "n": 2}\r\n\r\n{"op": "d"}\r\n')
     compared, problems = landing_problems(cdc_project, LANDING_FOLDERS)
     assert set(compared) == set(LANDING_FOLDERS) and all(compared.values()), compared
     assert not problems, "\n".join(problems[:8])

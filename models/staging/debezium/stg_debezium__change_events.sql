@@ -8,8 +8,8 @@ with
     parsed=ref('base_debezium__parsed'),
     position_sequence=debezium_position_sequence('source_engine', 'position'),
     arrival="case when kafka_offset is not null then "
-        ~ cdc_decimal_array(['kafka_partition', 'kafka_offset', 'record_index'])
-        ~ " else " ~ cdc_decimal_array(['file_mtime_ns', 'record_no', 'record_index']) ~ " end"
+        ~ cdc_integer_array(['kafka_partition', 'kafka_offset', 'record_index'])
+        ~ " else " ~ cdc_integer_array(['file_mtime_ns', 'record_no', 'record_index']) ~ " end"
 ) }}
 
 {{ cdc_contract_events(changes='renamed', vendor='debezium') }}

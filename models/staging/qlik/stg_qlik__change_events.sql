@@ -149,7 +149,7 @@ renamed as (
         -- ordering
         moved_position as position,
         {{ qlik_position_sequence('moved_position') }} as position_sequence,
-        {{ cdc_decimal_array(['file_mtime_ns', 'record_no', 'record_index']) }} as arrival,
+        {{ cdc_integer_array(['file_mtime_ns', 'record_no', 'record_index']) }} as arrival,
         -- timestamps
         committed_at_us,
         read_at_us,
