@@ -34,8 +34,8 @@ Output (built with :mod:`python_udfs.contract`):
   digits), each as integer text without leading zeros, plus ``transaction_event_counter``
   ('0' when absent). None for REFRESH (full-load rows have no order among themselves and lose to
   any CDC change) and when ``changeSequence`` is empty.
-- ``content_hash`` is the sha256 of the canonical JSON of ``{operation, data, beforeData}``, so
-  re-delivered full-load rows (which have no position) count once.
+- ``content_hash`` (only for a change without a position) is the sha256 of the canonical JSON of
+  ``{operation, data, beforeData}``, so re-delivered full-load rows count once.
 """
 
 from __future__ import annotations
@@ -259,19 +259,22 @@ def _data_message(message: dict, top_schema_id: str | None, kafka: _Kafka) -> di
     if source_table is None and schema_ref is None and kafka.topic is None:
         raise Reject("unknown_table", "the data message names no table, has no messageSchemaId or "
                                       "externalSchemaId, and came without a Kafka topic")
+    # the position is read first: its checks come before the other headers' (quarantine order)
+    position = None if vendor_op == _FULL_LOAD else _position(headers)
     return change(
         vendor_op=vendor_op,
         source_engine=None,  # Qlik does not say which database it reads
         source_table=source_table,
         before=None if before is None else encode_row(before),
         after=None if after is None else encode_row(after),
-        position=None if vendor_op == _FULL_LOAD else _position(headers),
+        position=position,
         committed_at_us=_committed_at_us(headers.get("timestamp")),
         read_at_us=kafka.timestamp_us,
         transaction_id=_text_or_none(headers.get("transactionId"), "headers.transactionId", stringify=True),
         transaction_seq=_event_counter(headers.get("transactionEventCounter")),
         transaction_last=_boolean(headers.get("transactionLastEvent")),
-        content_hash=_content_hash(operation, message.get("data"), message.get("beforeData")),
+        # identity only where event_id reads it: a change without a position (D10, D34)
+        content_hash=None if position else _content_hash(operation, message.get("data"), message.get("beforeData")),
         schema_ref=schema_ref,
         column_order=column_order,
         captured_ordinals=_mask(headers, "columnMask", len(column_order)),

@@ -23,6 +23,7 @@ so on: ``FF01`` is ordinals 1–9. Upper and lower case are both accepted.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -78,3 +79,19 @@ def encode_hex_mask(ordinals: Any, width_bytes: int | None = None) -> str:
         value |= 1 << (ordinal - 1)
     width = max(1, (value.bit_length() + 7) // 8) if width_bytes is None else width_bytes
     return value.to_bytes(width, "little").hex().upper()
+
+
+def decode_mask_json(mask_json: str | None, column_count: int | None = None) -> tuple[list[int] | None, str | None]:
+    """The mask field of a data message's headers, as the JSON text of its value (null when the
+    field is missing), decoded: (ordinals, None), or (None, what is wrong) for a mask that
+    decode_hex_mask refuses. Used by the Spark function cdc_decode_mask."""
+    if mask_json is None:
+        return None, None
+    try:
+        mask = json.loads(mask_json)
+    except ValueError:
+        return None, f"the mask is not JSON: {mask_json[:80]!r}"
+    try:
+        return decode_hex_mask(mask, column_count), None
+    except MaskError as error:
+        return None, error.detail

@@ -10,26 +10,30 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
+import pandas as pd
 from pyspark.sql import SparkSession
-from pyspark.sql.functions import udf
+from pyspark.sql.functions import pandas_udf, udf
 
-from python_udfs import avro
+from python_udfs import avro, qlik_masks
 from python_udfs.contract import PARSED_RECORD_DDL, quarantine
 
 # vendor -> "module:function" of its parser UDF, for the vendors still parsed in Python.
 VENDOR_PARSERS = {
     "datastream": "python_udfs.datastream:parse_datastream",
-    "qlik": "python_udfs.qlik:parse_qlik",
     "datahub": "python_udfs.datahub:parse_datahub",
 }
 # Vendors whose envelopes are flattened in Spark SQL (models/staging/<vendor>/base_<vendor>__parsed.sql):
 # they need no Python function. Their old Python parsers remain only as the oracle of the
 # differential test (tests/pytest/test_sql_parity.py).
-FLATTENED_IN_SQL = ("debezium", "spanner")
+FLATTENED_IN_SQL = ("debezium", "spanner", "qlik")
 
 # The function whose presence tells a model that it runs inside cdc-dbt (see macros/cdc/_require_udfs.sql).
 MARKER_FUNCTION = "cdc_avro_records"
 AVRO_RECORDS_DDL = "struct<records: array<string>, error: string>"
+# Functions the SQL flattenings call for what Python reads best (one value in, one value out).
+MASK_FUNCTION = "cdc_decode_mask"
+MASK_DDL = "struct<ordinals: array<int>, problem: string>"
+VALUE_FUNCTIONS = (MASK_FUNCTION,)
 
 
 def avro_records(content: bytes | None) -> dict:
@@ -37,6 +41,17 @@ def avro_records(content: bytes | None) -> dict:
     and what stopped the read (null for a whole file). The landing SQL numbers them."""
     records, error = avro.read_avro_bytes(content)
     return {"records": records, "error": error}
+
+
+def decode_masks(masks: pd.Series, column_counts: pd.Series) -> pd.DataFrame:
+    """cdc_decode_mask(mask_json, column_count), vectorised: a Qlik columnMask / changeMask (the
+    JSON text of the header field, null when missing) as column ordinals, or the problem that
+    quarantines its message (python_udfs/qlik_masks.py holds the rules)."""
+    decoded = [
+        qlik_masks.decode_mask_json(mask, None if pd.isna(count) or count < 0 else int(count))
+        for mask, count in zip(masks, column_counts, strict=True)
+    ]
+    return pd.DataFrame({"ordinals": [ordinals for ordinals, _ in decoded], "problem": [problem for _, problem in decoded]})
 
 
 def safe_parser(parse: Callable[[str | None], list[dict]]) -> Callable[[str | None, str | None], list[dict]]:
@@ -67,6 +82,8 @@ def register_all(spark: SparkSession) -> list[str]:
     """Register every project function; returns their SQL names."""
     spark.udf.register(MARKER_FUNCTION, udf(avro_records, AVRO_RECORDS_DDL))
     names = [MARKER_FUNCTION]
+    spark.udf.register(MASK_FUNCTION, pandas_udf(decode_masks, MASK_DDL))
+    names.append(MASK_FUNCTION)
     for vendor in VENDOR_PARSERS:
         name = f"cdc_parse_{vendor}"
         parser = udf(safe_parser(load_parser(vendor)), PARSED_RECORD_DDL, useArrow=True)

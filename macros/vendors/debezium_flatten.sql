@@ -49,58 +49,10 @@ debezium_envelope_type: part '{{ part }}' is unknown. Write one of: {{ types.key
     JSON documents and values
 -#}
 
-{#- The variant of a text holding exactly one JSON document, else null (parsing.load_json).
-    try_parse_json reads the first value and ignores what follows it, so the text is parsed inside
-    an array with an end marker: anything after the document makes it invalid or moves the
-    marker. Duplicate keys make a document invalid (Spark's parser refuses them). -#}
-{% macro debezium_json_document(text) %}
-    {{- _debezium_require('debezium_json_document', {'text': text}, "debezium_json_document('record_text')") -}}
-    transform(
-        array(try_parse_json(concat('[', {{ text }}, ',"cdc:end-of-document"]'))),
-        in_array -> case
-            when variant_get(in_array, '$[1]', 'string') = 'cdc:end-of-document' and variant_get(in_array, '$[2]') is null
-                then variant_get(in_array, '$[0]')
-        end
-    )[0]
-{%- endmacro %}
-
-{#- True when a text is null, empty or whitespace only (python's `not text.strip()`). -#}
-{% macro debezium_is_blank(text) %}
-    {{- _debezium_require('debezium_is_blank', {'text': text}, "debezium_is_blank('record_text')") -}}
-    coalesce({{ text }} rlike '(?U)^[\\s\\x{1c}-\\x{1f}]*$', true)
-{%- endmacro %}
-
-{#- The JSON type of a variant: object, array, string, number, boolean or null; SQL null when the
-    value is absent (a missing field). An object is recognised without reading it. -#}
-{% macro debezium_json_type(value) %}
-    {{- _debezium_require('debezium_json_type', {'value': value}, "debezium_json_type('payload_fields.before')") -}}
-    case
-        when {{ value }} is null then null
-        when is_variant_null({{ value }}) then 'null'
-        when try_cast({{ value }} as struct<cdc_probe: variant>) is not null then 'object'
-        when schema_of_variant({{ value }}) like 'ARRAY%' then 'array'
-        when schema_of_variant({{ value }}) = 'STRING' then 'string'
-        when schema_of_variant({{ value }}) = 'BOOLEAN' then 'boolean'
-        else 'number'
-    end
-{%- endmacro %}
-
-{#- An object's fields as map<string, variant> (null unless an object), and how many there are. -#}
-{% macro debezium_object_fields(value) %}
-    {{- _debezium_require('debezium_object_fields', {'value': value}, "debezium_object_fields('payload')") -}}
-    try_cast({{ value }} as map<string, variant>)
-{%- endmacro %}
-
+{#- How many fields an object has (null unless an object). -#}
 {% macro debezium_field_count(value) %}
     {{- _debezium_require('debezium_field_count', {'value': value}, "debezium_field_count('message')") -}}
     size(try_cast({{ value }} as map<string, variant>))
-{%- endmacro %}
-
-{#- A JSON string's text, null for any other value (never a number's digits). Meant for values
-    that are usually scalars: schema_of_variant reads a whole object or array. -#}
-{% macro debezium_string(value) %}
-    {{- _debezium_require('debezium_string', {'value': value}, "debezium_string('record_fields.topic')") -}}
-    case when schema_of_variant({{ value }}) = 'STRING' then cast({{ value }} as string) end
 {%- endmacro %}
 
 {#- A non-empty JSON string's text, else null (debezium._text_part). -#}
@@ -159,8 +111,8 @@ debezium_envelope_type: part '{{ part }}' is unknown. Write one of: {{ types.key
 {% macro debezium_engine_name(name) %}
     {{- _debezium_require('debezium_engine_name', {'name': name}, "debezium_engine_name('connector_name')") -}}
     case
-        when lower({{ _debezium_strip(name) }}) = 'postgres' then 'postgresql'
-        else lower({{ _debezium_strip(name) }})
+        when lower({{ cdc_strip(name) }}) = 'postgres' then 'postgresql'
+        else lower({{ cdc_strip(name) }})
     end
 {%- endmacro %}
 
@@ -169,11 +121,6 @@ debezium_envelope_type: part '{{ part }}' is unknown. Write one of: {{ types.key
 {% macro debezium_logical_table(name, suffix) %}
     {{- _debezium_require('debezium_logical_table', {'name': name, 'suffix': suffix}, "debezium_logical_table('schema_version', suffix='.Value')") -}}
     nullif(regexp_extract({{ name }}, '^[^.]+\\.([^.]+(?:\\.[^.]+)*){{ suffix | replace('.', '\\\\.') }}$', 1), '')
-{%- endmacro %}
-
-{#- Python's str.strip(): whitespace at both ends removed. -#}
-{% macro _debezium_strip(text) %}
-    regexp_replace({{ text }}, '(?U)^[\\s\\x{1c}-\\x{1f}]+|[\\s\\x{1c}-\\x{1f}]+$', '')
 {%- endmacro %}
 
 {#- A text as a JSON string; only for texts without quotes or backslashes (numbers, dates). -#}
@@ -202,8 +149,8 @@ debezium_envelope_type: part '{{ part }}' is unknown. Write one of: {{ types.key
         when {{ update_description }} is not null then nullif(array_distinct(transform(
             concat(
                 coalesce(case
-                    when {{ debezium_json_type(updated) }} = 'string' then json_object_keys(cast({{ updated }} as string))
-                    when {{ debezium_json_type(updated) }} = 'object'
+                    when {{ cdc_json_type(updated) }} = 'string' then json_object_keys(cast({{ updated }} as string))
+                    when {{ cdc_json_type(updated) }} = 'object'
                         then json_object_keys(get_json_object({{ message_text }}, concat({{ payload_path }}, '.updateDescription.updatedFields')))
                 end, array()),
                 coalesce(transform(
@@ -329,7 +276,7 @@ debezium_envelope_type: part '{{ part }}' is unknown. Write one of: {{ types.key
             then parse_json(concat(
                 '{"_id":',
                 coalesce(
-                    to_json({{ debezium_json_document("variant_get(" ~ key_payload ~ ", '$.id', 'string')") }}),
+                    to_json({{ cdc_json_document("variant_get(" ~ key_payload ~ ", '$.id', 'string')") }}),
                     to_json(variant_get({{ key_payload }}, '$.id'))
                 ),
                 '}'

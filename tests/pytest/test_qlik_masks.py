@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from python_udfs.parsing import Reject
-from python_udfs.qlik_masks import MaskError, decode_hex_mask, encode_hex_mask
+from python_udfs.qlik_masks import MaskError, decode_hex_mask, decode_mask_json, encode_hex_mask
+from python_udfs.registration import decode_masks
 
 
 @pytest.mark.parametrize(
@@ -143,3 +145,38 @@ def test_round_trip(ordinals, extra_bytes, lower):
     if ordinals:
         with pytest.raises(MaskError):
             decode_hex_mask(mask, max(ordinals) - 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# cdc_decode_mask: the header field's JSON text in, (ordinals, problem) out; vectorised
+
+
+@pytest.mark.parametrize(
+    ("mask_json", "column_count", "expected"),
+    [
+        (None, 4, (None, None)),  # no such header field
+        ("null", 4, (None, None)),
+        ('""', 4, (None, None)),  # full-load rows
+        ('"0B"', 4, ([1, 2, 4], None)),
+        ('"1"', 2, ([1], None)),  # the published examples' one-digit masks
+        ('"00"', 4, ([], None)),
+        ('"0F"', None, ([1, 2, 3, 4], None)),  # no column count: no range check
+    ],
+)
+def test_decode_mask_json(mask_json, column_count, expected):
+    assert decode_mask_json(mask_json, column_count) == expected
+
+
+@pytest.mark.parametrize("mask_json", ['"0G"', '"012"', "15", '" 01"', '"1F"', "[1]", "{oops"])
+def test_decode_mask_json_names_what_is_wrong(mask_json):
+    ordinals, problem = decode_mask_json(mask_json, 4)
+    assert ordinals is None and problem
+
+
+def test_decode_masks_vectorised_keeps_rows_in_order():
+    masks = pd.Series(['"0B"', None, '"0G"', '"FF01"', '"01"'])
+    counts = pd.Series([4, 3, 4, 9, None])  # a null count (no columns known) checks no range
+    frame = decode_masks(masks, counts)
+    assert list(frame.columns) == ["ordinals", "problem"]
+    assert frame["ordinals"].tolist() == [[1, 2, 4], None, None, list(range(1, 10)), [1]]
+    assert [problem is None for problem in frame["problem"]] == [True, True, False, True, True]

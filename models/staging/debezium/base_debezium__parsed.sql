@@ -22,7 +22,7 @@ source as (
         -- python's load_json skips a leading byte-order mark
         regexp_replace(raw, '^\uFEFF+', '') as record_text,
         -- the record: exactly one JSON document (D8)
-        case when read_error is null then {{ debezium_json_document("regexp_replace(raw, '^\\uFEFF+', '')") }} end as record
+        case when read_error is null then {{ cdc_json_document("regexp_replace(raw, '^\\uFEFF+', '')") }} end as record
     from {{ ref('base_debezium__landing_records') }}
     where
         record_no > 0
@@ -53,20 +53,20 @@ parsed as (
 messages as (
     select
         *,
-        case when is_wrapper then {{ debezium_json_type('record_fields.value') }} end as value_type,
-        case when is_wrapper then {{ debezium_string('record_fields.topic') }} end as kafka_topic,
+        case when is_wrapper then {{ cdc_json_type('record_fields.value') }} end as value_type,
+        case when is_wrapper then {{ cdc_json_string('record_fields.topic') }} end as kafka_topic,
         case when is_wrapper then {{ debezium_as_int('record_fields.partition') }} end as kafka_partition,
         case when is_wrapper then {{ debezium_as_int('record_fields.offset') }} end as kafka_offset,
         case
             when not is_wrapper then record
-            when {{ debezium_json_type('record_fields.value') }} = 'string'
-                then {{ debezium_json_document("regexp_replace(cast(record_fields.value as string), '^\\uFEFF+', '')") }}
+            when {{ cdc_json_type('record_fields.value') }} = 'string'
+                then {{ cdc_json_document("regexp_replace(cast(record_fields.value as string), '^\\uFEFF+', '')") }}
             else record_fields.value
         end as message,
         case
             when not is_wrapper then null
-            when {{ debezium_json_type('record_fields.key') }} = 'string'
-                then {{ debezium_json_document('cast(record_fields.key as string)') }}
+            when {{ cdc_json_type('record_fields.key') }} = 'string'
+                then {{ cdc_json_document('cast(record_fields.key as string)') }}
             else record_fields.key
         end as key_document
     from parsed
@@ -108,8 +108,8 @@ bodies as (
     select
         *,
         try_cast(payload as {{ debezium_envelope_type('payload') }}) as payload_fields,
-        {{ debezium_object_fields('payload') }} as payload_map,
-        {{ debezium_string('connect_schema.name') }} as schema_name,
+        {{ cdc_object_fields('payload') }} as payload_map,
+        {{ cdc_json_string('connect_schema.name') }} as schema_name,
         {{ debezium_field_map('connect_schema.fields') }} as schema_fields,
         {{ debezium_logical_fields(debezium_field_map('key_schema.fields')) }} as key_logical_fields
     from payloads
@@ -118,7 +118,7 @@ bodies as (
 sources as (
     select
         *,
-        {{ debezium_string('payload_fields.op') }} as vendor_op,
+        {{ cdc_json_string('payload_fields.op') }} as vendor_op,
         try_cast(payload_fields.source as {{ debezium_envelope_type('source') }}) as source_fields,
         {{ debezium_field_map("schema_fields['before'].fields") }} as before_side_fields,
         {{ debezium_field_map("schema_fields['after'].fields") }} as after_side_fields,
@@ -140,8 +140,8 @@ engines as (
     select
         *,
         case
-            when {{ debezium_string('source_fields.connector') }} rlike '(?U)\\S'
-                then {{ debezium_engine_name(debezium_string('source_fields.connector')) }}
+            when {{ cdc_json_string('source_fields.connector') }} rlike '(?U)\\S'
+                then {{ debezium_engine_name(cdc_json_string('source_fields.connector')) }}
             when source_fields.scn is not null then 'oracle'
             when source_fields.lsn is not null then 'postgresql'
             when source_fields.change_lsn is not null then 'sqlserver'
@@ -154,8 +154,8 @@ engines as (
                 then {{ debezium_engine_name("regexp_extract(schema_fields['source'].name, '^io\\\\.debezium\\\\.connector\\\\.(\\\\w+)\\\\.Source$', 1)") }}
             else 'unknown'
         end as source_engine,
-        nullif({{ debezium_json_type('payload_fields.before') }}, 'null') as before_type,
-        nullif({{ debezium_json_type('payload_fields.after') }}, 'null') as after_type,
+        nullif({{ cdc_json_type('payload_fields.before') }}, 'null') as before_type,
+        nullif({{ cdc_json_type('payload_fields.after') }}, 'null') as after_type,
         {{ debezium_logical_fields('before_side_fields') }} as before_side_logical_fields,
         {{ debezium_logical_fields('after_side_fields') }} as after_side_logical_fields
     from sources
@@ -167,12 +167,12 @@ documents as (
         case
             when before_type = 'object' then payload_fields.before
             when source_engine = 'mongodb' and before_type = 'string'
-                then {{ debezium_json_document('cast(payload_fields.before as string)') }}
+                then {{ cdc_json_document('cast(payload_fields.before as string)') }}
         end as before_document,
         case
             when after_type = 'object' then payload_fields.after
             when source_engine = 'mongodb' and after_type = 'string'
-                then {{ debezium_json_document('cast(payload_fields.after as string)') }}
+                then {{ cdc_json_document('cast(payload_fields.after as string)') }}
         end as after_document,
         -- the MongoDB connector keys by {"id": "<extended JSON of _id>"}; the column is _id
         case when source_engine = 'mongodb' then {{ debezium_mongo_key_document('key_payload') }} end as mongo_key_document,
@@ -328,30 +328,30 @@ decided as (
         *,
         case
             when read_error is not null then named_struct('kind', 'quarantine', 'code', 'unreadable_file', 'detail', left(read_error, 2000))
-            when {{ debezium_is_blank('record_text') }}
+            when {{ cdc_is_blank('record_text') }}
                 then named_struct('kind', 'quarantine', 'code', 'empty_record', 'detail', 'the record is empty or whitespace only')
             when record is null
                 then named_struct('kind', 'quarantine', 'code', 'invalid_json', 'detail', 'the record is not one valid JSON document')
             when record_fields is null
-                then named_struct('kind', 'quarantine', 'code', 'not_an_object', 'detail', concat('the record is a JSON ', {{ debezium_json_type('record') }}, ', not an object'))
+                then named_struct('kind', 'quarantine', 'code', 'not_an_object', 'detail', concat('the record is a JSON ', {{ cdc_json_type('record') }}, ', not an object'))
             -- Kafka record wrapper: a null value is a tombstone (D9)
             when value_type = 'null' then named_struct('kind', 'control', 'code', 'tombstone', 'detail', null)
-            when value_type = 'string' and {{ debezium_is_blank("regexp_replace(cast(record_fields.value as string), '^\\uFEFF+', '')") }}
+            when value_type = 'string' and {{ cdc_is_blank("regexp_replace(cast(record_fields.value as string), '^\\uFEFF+', '')") }}
                 then named_struct('kind', 'quarantine', 'code', 'empty_record', 'detail', 'the Kafka record value is empty or whitespace only')
             when value_type = 'string' and message is null
                 then named_struct('kind', 'quarantine', 'code', 'invalid_json', 'detail', 'the Kafka record value is not one valid JSON document')
             when message_fields is null
-                then named_struct('kind', 'quarantine', 'code', 'not_an_object', 'detail', concat('the Kafka record value is a JSON ', {{ debezium_json_type('message') }}, ', not an object'))
+                then named_struct('kind', 'quarantine', 'code', 'not_an_object', 'detail', concat('the Kafka record value is a JSON ', {{ cdc_json_type('message') }}, ', not an object'))
             -- a message key (its schema is named *.Key); the converter's null value is a tombstone
             when schema_name like '%.Key' then named_struct('kind', 'control', 'code', 'message_key', 'detail', null)
             when is_variant_null(payload) then named_struct('kind', 'control', 'code', 'tombstone', 'detail', null)
             when payload_fields is null
-                then named_struct('kind', 'quarantine', 'code', 'wrong_type', 'detail', concat('payload is a JSON ', {{ debezium_json_type('payload') }}, ', not an object'))
+                then named_struct('kind', 'quarantine', 'code', 'wrong_type', 'detail', concat('payload is a JSON ', {{ cdc_json_type('payload') }}, ', not an object'))
             -- control records: heartbeats, transaction markers, schema changes, logical messages
             when schema_name = 'io.debezium.connector.common.Heartbeat' or (size(payload_map) = 1 and payload_fields.ts_ms is not null)
                 then named_struct('kind', 'control', 'code', 'heartbeat', 'detail', null)
             when
-                {{ debezium_string('payload_fields.status') }} in ('BEGIN', 'END')
+                {{ cdc_json_string('payload_fields.status') }} in ('BEGIN', 'END')
                 and not (payload_fields.id is null or is_variant_null(payload_fields.id))
                 then named_struct('kind', 'control', 'code', 'transaction', 'detail', null)
             when map_contains_key(payload_map, 'ddl') or map_contains_key(payload_map, 'tableChanges')
@@ -362,19 +362,19 @@ decided as (
                 not is_wrapper
                 and size(payload_map) > 0
                 and not exists(map_keys(payload_map), field_name -> field_name in ('op', 'payload', 'before', 'after', 'source', 'schema', 'value'))
-                and forall(map_values(payload_map), field_value -> {{ debezium_json_type('field_value') }} not in ('object', 'array'))
+                and forall(map_values(payload_map), field_value -> {{ cdc_json_type('field_value') }} not in ('object', 'array'))
                 then named_struct('kind', 'control', 'code', 'message_key', 'detail', null)
             -- change events: op, source, images (seed 002: c u d r t)
             when payload_fields.op is null or is_variant_null(payload_fields.op)
                 then named_struct('kind', 'quarantine', 'code', 'unknown_op', 'detail', 'the message has no \'op\' field and is not a known control event')
             when vendor_op is null
-                then named_struct('kind', 'quarantine', 'code', 'wrong_type', 'detail', concat('op is a JSON ', {{ debezium_json_type('payload_fields.op') }}, ', expected a one-letter string'))
+                then named_struct('kind', 'quarantine', 'code', 'wrong_type', 'detail', concat('op is a JSON ', {{ cdc_json_type('payload_fields.op') }}, ', expected a one-letter string'))
             when vendor_op not in ('c', 'u', 'd', 'r', 't')
                 then named_struct('kind', 'quarantine', 'code', 'unknown_op', 'detail', concat('op \'', vendor_op, '\' is not one of c, u, d, r, t'))
             when payload_fields.source is null or is_variant_null(payload_fields.source)
                 then named_struct('kind', 'quarantine', 'code', 'missing_source', 'detail', concat('change event (op \'', vendor_op, '\') has no \'source\' block'))
             when source_fields is null
-                then named_struct('kind', 'quarantine', 'code', 'wrong_type', 'detail', concat('source is a JSON ', {{ debezium_json_type('payload_fields.source') }}, ', not an object'))
+                then named_struct('kind', 'quarantine', 'code', 'wrong_type', 'detail', concat('source is a JSON ', {{ cdc_json_type('payload_fields.source') }}, ', not an object'))
             when source_engine = 'mongodb' and before_type = 'string' and before_document is null
                 then named_struct('kind', 'quarantine', 'code', 'invalid_json', 'detail', 'MongoDB before is not valid extended JSON')
             when before_type is not null and before_image is null

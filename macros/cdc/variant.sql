@@ -1,0 +1,65 @@
+{#- JSON read as Spark VARIANT, the way the Python parsers read it (python_udfs/parsing.py). Shared
+    by the vendor flattenings in macros/vendors/. Each macro returns one SQL expression; most name
+    their argument more than once, so pass a column, a struct field or a lambda variable. -#}
+
+{% macro _cdc_variant_require(macro_name, value, example) %}
+    {%- if value is none or (value is string and value | trim == '') -%}
+        {{ exceptions.raise_compiler_error(macro_name ~ " needs a SQL expression as its argument, e.g. " ~ example) }}
+    {%- endif -%}
+{% endmacro %}
+
+{#- The variant of a text holding exactly one JSON document, else null (parsing.load_json; JSON
+    `null` gives a variant null). try_parse_json reads the first value and ignores what follows it,
+    so the text is parsed inside an array with an end marker: anything after the document makes it
+    invalid or moves the marker. Duplicate keys make a document invalid (Spark's parser refuses
+    them; python keeps the last). -#}
+{% macro cdc_json_document(text) %}
+    {{- _cdc_variant_require('cdc_json_document', text, "cdc_json_document('record_text')") -}}
+    transform(
+        array(try_parse_json(concat('[', {{ text }}, ',"cdc:end-of-document"]'))),
+        in_array -> case
+            when variant_get(in_array, '$[1]', 'string') = 'cdc:end-of-document' and variant_get(in_array, '$[2]') is null
+                then variant_get(in_array, '$[0]')
+        end
+    )[0]
+{%- endmacro %}
+
+{#- True when a text is null, empty or whitespace only (python's `not text.strip()`). -#}
+{% macro cdc_is_blank(text) %}
+    {{- _cdc_variant_require('cdc_is_blank', text, "cdc_is_blank('record_text')") -}}
+    coalesce({{ text }} rlike '(?U)^[\\s\\x{1c}-\\x{1f}]*$', true)
+{%- endmacro %}
+
+{#- Python's str.strip(): whitespace at both ends removed (Spark's trim removes spaces only). -#}
+{% macro cdc_strip(text) %}
+    {{- _cdc_variant_require('cdc_strip', text, "cdc_strip('operation')") -}}
+    regexp_replace({{ text }}, '(?U)^[\\s\\x{1c}-\\x{1f}]+|[\\s\\x{1c}-\\x{1f}]+$', '')
+{%- endmacro %}
+
+{#- The JSON type of a variant: object, array, string, number, boolean or null; SQL null when the
+    value is absent (a missing field). An object is recognised without reading it. -#}
+{% macro cdc_json_type(value) %}
+    {{- _cdc_variant_require('cdc_json_type', value, "cdc_json_type('payload_fields.before')") -}}
+    case
+        when {{ value }} is null then null
+        when is_variant_null({{ value }}) then 'null'
+        when try_cast({{ value }} as struct<cdc_probe: variant>) is not null then 'object'
+        when schema_of_variant({{ value }}) like 'ARRAY%' then 'array'
+        when schema_of_variant({{ value }}) = 'STRING' then 'string'
+        when schema_of_variant({{ value }}) = 'BOOLEAN' then 'boolean'
+        else 'number'
+    end
+{%- endmacro %}
+
+{#- A JSON string's text, null for any other value (never a number's digits). Meant for values
+    that are usually scalars: schema_of_variant reads a whole object or array. -#}
+{% macro cdc_json_string(value) %}
+    {{- _cdc_variant_require('cdc_json_string', value, "cdc_json_string('record_fields.topic')") -}}
+    case when schema_of_variant({{ value }}) = 'STRING' then cast({{ value }} as string) end
+{%- endmacro %}
+
+{#- An object's fields as map<string, variant> (null unless an object). -#}
+{% macro cdc_object_fields(value) %}
+    {{- _cdc_variant_require('cdc_object_fields', value, "cdc_object_fields('payload')") -}}
+    try_cast({{ value }} as map<string, variant>)
+{%- endmacro %}
