@@ -116,7 +116,8 @@ def _parse_record(raw: Any) -> dict:
         read_at_us=_epoch_us(event.get("read_timestamp"), "read_timestamp"),
         transaction_id=_text(meta.get("tx_id"), "source_metadata.tx_id"),
         schema_version=_schema_version(event, meta),
-        content_hash=_content_hash(table, vendor_op, payload),
+        # identity only where event_id reads it: a change without a position (D10, D34)
+        content_hash=None if position else _content_hash(table, vendor_op, payload),
     )
 
 

@@ -19,13 +19,12 @@ from python_udfs.contract import PARSED_RECORD_DDL, quarantine
 
 # vendor -> "module:function" of its parser UDF, for the vendors still parsed in Python.
 VENDOR_PARSERS = {
-    "datastream": "python_udfs.datastream:parse_datastream",
     "datahub": "python_udfs.datahub:parse_datahub",
 }
 # Vendors whose envelopes are flattened in Spark SQL (models/staging/<vendor>/base_<vendor>__parsed.sql):
 # they need no Python function. Their old Python parsers remain only as the oracle of the
 # differential test (tests/pytest/test_sql_parity.py).
-FLATTENED_IN_SQL = ("debezium", "spanner", "qlik")
+FLATTENED_IN_SQL = ("debezium", "spanner", "qlik", "datastream")
 
 # The function whose presence tells a model that it runs inside cdc-dbt (see macros/cdc/_require_udfs.sql).
 MARKER_FUNCTION = "cdc_avro_records"

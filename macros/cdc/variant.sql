@@ -63,3 +63,33 @@
     {{- _cdc_variant_require('cdc_object_fields', value, "cdc_object_fields('payload')") -}}
     try_cast({{ value }} as map<string, variant>)
 {%- endmacro %}
+
+{#- ISO-8601 text as epoch microseconds, a zone or offset applied (none is UTC); null when the
+    text does not match `pattern` or is not a valid time (day 30 of February, hour 24, an offset of
+    24 hours or more, year 0). `pattern` is a SQL string literal of a regular expression whose
+    groups are 1 date (yyyy-MM-dd), 2 hour, 3 minute, 4 second (optional), 5 fraction (optional,
+    its first 6 digits kept), 6 zone (`Z`, `UTC` or +hh, +hhmm, +hh:mm; optional): each vendor's
+    parser accepts its own spelling. The caller checks the range it can store. -#}
+{% macro cdc_iso_time_us(text, pattern) %}
+    {{- _cdc_variant_require('cdc_iso_time_us', text, "cdc_iso_time_us('time_text', iso_pattern)") -}}
+    {{- _cdc_variant_require('cdc_iso_time_us', pattern, "cdc_iso_time_us('time_text', iso_pattern)") -}}
+    {%- set zone = "regexp_extract(" ~ text ~ ", " ~ pattern ~ ", 6)" -%}
+    {%- set zone_hours = "cast(substr(" ~ zone ~ ", 2, 2) as int)" -%}
+    {%- set zone_minutes = "coalesce(cast(nullif(replace(substr(" ~ zone ~ ", 4), ':', ''), '') as int), 0)" -%}
+    case
+        when {{ text }} rlike {{ pattern }} and left({{ text }}, 4) != '0000'
+            and ({{ zone }} in ('', 'Z', 'z', 'UTC') or ({{ zone_hours }} <= 23 and {{ zone_minutes }} <= 59))
+            then unix_micros(try_to_timestamp(
+                    concat(
+                        regexp_extract({{ text }}, {{ pattern }}, 1), ' ', regexp_extract({{ text }}, {{ pattern }}, 2), ':',
+                        regexp_extract({{ text }}, {{ pattern }}, 3), ':', coalesce(nullif(regexp_extract({{ text }}, {{ pattern }}, 4), ''), '00')
+                    ),
+                    'yyyy-MM-dd HH:mm:ss'
+                ))
+                + cast(rpad(regexp_extract({{ text }}, {{ pattern }}, 5), 6, '0') as bigint)
+                - case
+                    when {{ zone }} in ('', 'Z', 'z', 'UTC') then 0
+                    else (case when left({{ zone }}, 1) = '-' then -1 else 1 end) * cast({{ zone_hours }} * 60 + {{ zone_minutes }} as bigint) * 60000000
+                end
+    end
+{%- endmacro %}

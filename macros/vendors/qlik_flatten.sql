@@ -122,11 +122,9 @@
 {% macro qlik_committed_at_us(value) %}
     {{- _qlik_require('qlik_committed_at_us', {'value': value}, "qlik_committed_at_us('headers_fields.timestamp')") -}}
     {%- set text = cdc_strip(cdc_json_string(value)) -%}
+    {#- qlik._ISO: seconds optional, a fraction of up to 9 digits after `.` or `,` only with seconds -#}
     {%- set iso = "'^([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt ]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:[.,]([0-9]{1,9}))?)?\\\\s*([Zz]|UTC|[+-][0-9]{2}(?::?[0-9]{2})?)?$'" -%}
     {%- set whole = "try_cast(coalesce(" ~ qlik_integer_digits(value) ~ ", case when length(" ~ cdc_json_string(value) ~ ") <= 40 then " ~ text ~ " end) as bigint)" -%}
-    {%- set zone = "regexp_extract(" ~ text ~ ", " ~ iso ~ ", 6)" -%}
-    {%- set zone_hours = "cast(substr(" ~ zone ~ ", 2, 2) as int)" -%}
-    {%- set zone_minutes = "coalesce(cast(nullif(replace(substr(" ~ zone ~ ", 4), ':', ''), '') as int), 0)" -%}
     case
         when {{ cdc_json_type(value) }} = 'number' and {{ qlik_integer_digits(value) }} is null
             -- a JSON number with a fraction or an exponent: python's round(seconds * 1000) of a float
@@ -136,20 +134,7 @@
             end
         when {{ cdc_json_type(value) }} = 'number' or {{ text }} rlike '^[+-]?[0-9]+$'
             then case when abs({{ whole }}) < 100000000000000 then {{ whole }} * 1000 else {{ whole }} end
-        when {{ text }} rlike {{ iso }} and left({{ text }}, 4) != '0000'
-            and ({{ zone }} in ('', 'Z', 'z', 'UTC') or ({{ zone_hours }} <= 23 and {{ zone_minutes }} <= 59))
-            then unix_micros(try_to_timestamp(
-                    concat(
-                        regexp_extract({{ text }}, {{ iso }}, 1), ' ', regexp_extract({{ text }}, {{ iso }}, 2), ':',
-                        regexp_extract({{ text }}, {{ iso }}, 3), ':', coalesce(nullif(regexp_extract({{ text }}, {{ iso }}, 4), ''), '00')
-                    ),
-                    'yyyy-MM-dd HH:mm:ss'
-                ))
-                + cast(rpad(regexp_extract({{ text }}, {{ iso }}, 5), 6, '0') as bigint)
-                - case
-                    when {{ zone }} in ('', 'Z', 'z', 'UTC') then 0
-                    else (case when left({{ zone }}, 1) = '-' then -1 else 1 end) * cast({{ zone_hours }} * 60 + {{ zone_minutes }} as bigint) * 60000000
-                end
+        else {{ cdc_iso_time_us(text, iso) }}
     end
 {%- endmacro %}
 
