@@ -3,8 +3,9 @@
 A vendor parser is a pure function ``parse_<vendor>(raw: str | None) -> list[dict]``: one raw
 landing record in, one or more *parsed records* out. Each parsed record is a dict with exactly
 the keys of ``PARSED_FIELDS`` (use :func:`change`, :func:`control` or :func:`quarantine` to
-build one, so nothing is forgotten). The Spark wrapper in ``registration.py`` turns the list
-into ``array<struct<...>>`` with ``PARSED_RECORD_DDL``; SQL models then explode it.
+build one, so nothing is forgotten). The parsers are the specification, and the oracle of the
+differential test, of the SQL flattenings (models/staging/<vendor>/base_<vendor>__parsed.sql),
+whose rows have these fields (macros/cdc/staging_columns.sql).
 
 Column values inside ``before`` / ``after`` / ``key`` are *JSON-encoded text* (see
 :func:`encode_value`): ``"null"``, ``"true"``, ``"42"``, ``"3.5"``, ``"\\"text\\""``, or a
@@ -65,7 +66,6 @@ PARSED_FIELDS: dict[str, str] = {
     "changed_ordinals": "array<int>",
 }
 
-PARSED_RECORD_DDL = "array<struct<" + ",".join(f"{k}:{v}" for k, v in PARSED_FIELDS.items()) + ">>"
 
 
 def _record(kind: str, **fields: Any) -> dict:

@@ -49,7 +49,7 @@ import re
 from typing import Any
 
 from python_udfs.contract import canonical_json, change, control, encode_row, encode_value, iso_from_epoch
-from python_udfs.java_serialization import decode_ddl_meta, describe_ddl
+from python_udfs.java_serialization import ddl_summary
 from python_udfs.parsing import Reject, json_type, load_json, never_raise
 
 TUPLE_FIELDS = ("_sequence_id_", "_operation_type_", "_excute_time_", "_source_table_",
@@ -145,7 +145,8 @@ def _blob_record(message: dict) -> dict:
     before = None if raw_before is None else _typed_row(raw_before, types, "before")
     after = None if raw_after is None else _typed_row(raw_after, types, "after")
     primary_key = _primary_key(schema)
-    content_hash = _content_hash(table, op, sequence, raw_before, raw_after)
+    # identity only where event_id reads it: a message without a position (D10, D34)
+    content_hash = None if _position(sequence, 1) else _content_hash(table, op, sequence, raw_before, raw_after)
 
     if op in UPDATE_BEFORE_OPS:
         if before is None:
@@ -262,27 +263,7 @@ def _ddl_content(op: str, payload: dict) -> dict:
     ddl = _object(payload.get("ddl"), "payload.ddl") or {}
     text = ddl.get("text")
     text = text if isinstance(text, str) else None
-    meta = decode_ddl_meta(ddl.get("ddlMeta"))
-    decoded = meta.text
-    # what the statement does: from the decoded text, else from ddl.text
-    described = (describe_ddl(decoded) if decoded is not None else describe_ddl(text))
-    return {
-        "op": op,
-        "ddl_text": text,
-        "decoded_text": decoded,
-        "decode_error": None if meta.error is None else f"{meta.error}: {meta.error_detail}",
-        "matches_text": None if decoded is None or text is None else _normalised(decoded) == _normalised(text),
-        "operation": described["operation"],
-        "table": described["table"],
-        "added_columns": list(described["added_columns"]),
-        "dropped_columns": list(described["dropped_columns"]),
-        "renamed_to": described["renamed_to"],
-        "meta_class": meta.class_name,
-    }
-
-
-def _normalised(text: str) -> str:
-    return " ".join(text.split())
+    return {"op": op, "ddl_text": text, **ddl_summary(ddl.get("ddlMeta"), text)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -319,8 +300,8 @@ def _tuple_record(message: dict) -> dict:
     if sequence < 0 and vendor_op != "INSERT":
         raise Reject("invalid_position", f"{vendor_op} record has the full-load sequence id {sequence}")
     common = {"source_table": table, "committed_at_us": committed,
-              "content_hash": _content_hash(table, vendor_op, sequence, row if image == "before" else None,
-                                            row if image == "after" else None)}
+              "content_hash": None if _position(sequence, 1) else _content_hash(
+                  table, vendor_op, sequence, row if image == "before" else None, row if image == "after" else None)}
     if vendor_op == "UPDATE_BEFOR":
         content = {"op": raw_op, "sequence_id": str(sequence), "source_table": table, "format": "tuple"}
         return control("update_before_image", canonical_json(content), vendor_op=vendor_op,

@@ -146,6 +146,35 @@ def _described(reader: _Reader, error: str | None, detail: str | None) -> DdlMet
                    error_detail=None if detail is None else detail[:500], **described)
 
 
+DDL_SUMMARY_FIELDS = ("decoded_text", "decode_error", "matches_text", "operation", "table", "added_columns",
+                      "dropped_columns", "renamed_to", "meta_class")
+
+
+def ddl_summary(ddl_meta: Any, text: str | None) -> dict:
+    """What a DDL record's ``ddl.ddlMeta`` (read back by decode_ddl_meta) and ``ddl.text`` say:
+    the control record's content but its op and text. The SQL flattening of DataHub calls it through
+    the Python function cdc_decode_ddl (python_udfs/registration.py), its Python parser directly."""
+    meta = decode_ddl_meta(ddl_meta)
+    decoded = meta.text
+    # what the statement does: from the decoded text, else from ddl.text
+    described = (describe_ddl(decoded) if decoded is not None else describe_ddl(text))
+    return {
+        "decoded_text": decoded,
+        "decode_error": None if meta.error is None else f"{meta.error}: {meta.error_detail}",
+        "matches_text": None if decoded is None or text is None else _normalised(decoded) == _normalised(text),
+        "operation": described["operation"],
+        "table": described["table"],
+        "added_columns": list(described["added_columns"]),
+        "dropped_columns": list(described["dropped_columns"]),
+        "renamed_to": described["renamed_to"],
+        "meta_class": meta.class_name,
+    }
+
+
+def _normalised(text: str) -> str:
+    return " ".join(text.split())
+
+
 def pick_ddl_text(strings: tuple[tuple[str | None, str | None, str], ...]) -> str | None:
     """The DDL statement among ``(class, field, value)`` strings (see :func:`decode_ddl_meta`)."""
     statements = [(owner, name, value) for owner, name, value in strings if _DDL_START.match(value)]

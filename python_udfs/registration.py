@@ -7,32 +7,33 @@ incremental models, because Spark refuses views over temporary functions.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
+import json
 
 import pandas as pd
 from pyspark.sql import SparkSession
 from pyspark.sql.functions import pandas_udf, udf
 
-from python_udfs import avro, qlik_masks
-from python_udfs.contract import PARSED_RECORD_DDL, quarantine
+from python_udfs import avro, java_serialization, qlik_masks
 
-# vendor -> "module:function" of its parser UDF, for the vendors still parsed in Python.
-VENDOR_PARSERS = {
-    "datahub": "python_udfs.datahub:parse_datahub",
-}
-# Vendors whose envelopes are flattened in Spark SQL (models/staging/<vendor>/base_<vendor>__parsed.sql):
-# they need no Python function. Their old Python parsers remain only as the oracle of the
-# differential test (tests/pytest/test_sql_parity.py).
-FLATTENED_IN_SQL = ("debezium", "spanner", "qlik", "datastream")
+# Every vendor's envelope is flattened in Spark SQL (models/staging/<vendor>/base_<vendor>__parsed.sql).
+# Their old Python parsers remain only as the oracle of the differential test
+# (tests/pytest/test_sql_parity.py).
+FLATTENED_IN_SQL = ("debezium", "spanner", "qlik", "datastream", "datahub")
 
-# The function whose presence tells a model that it runs inside cdc-dbt (see macros/cdc/_require_udfs.sql).
+# The Python functions on the session, one per job only Python does here: Avro container files
+# (the landing), Qlik's hex masks, DataHub's base64 DDL. MARKER_FUNCTION's presence tells a model
+# that it runs inside cdc-dbt (see macros/cdc/_require_udfs.sql).
 MARKER_FUNCTION = "cdc_avro_records"
 AVRO_RECORDS_DDL = "struct<records: array<string>, error: string>"
-# Functions the SQL flattenings call for what Python reads best (one value in, one value out).
 MASK_FUNCTION = "cdc_decode_mask"
 MASK_DDL = "struct<ordinals: array<int>, problem: string>"
-VALUE_FUNCTIONS = (MASK_FUNCTION,)
+DDL_FUNCTION = "cdc_decode_ddl"
+DDL_DDL = (
+    "struct<decoded_text: string, decode_error: string, matches_text: boolean, operation: string, table: string, "
+    "added_columns: array<struct<name: string, type: string>>, dropped_columns: array<string>, renamed_to: string, "
+    "meta_class: string>"
+)
+VALUE_FUNCTIONS = (MASK_FUNCTION, DDL_FUNCTION)
 
 
 def avro_records(content: bytes | None) -> dict:
@@ -53,39 +54,20 @@ def decode_masks(masks: pd.Series, column_counts: pd.Series) -> pd.DataFrame:
     return pd.DataFrame({"ordinals": [ordinals for ordinals, _ in decoded], "problem": [problem for _, problem in decoded]})
 
 
-def safe_parser(parse: Callable[[str | None], list[dict]]) -> Callable[[str | None, str | None], list[dict]]:
-    """Never raise and never return nothing: a record always becomes at least one parsed record.
-
-    The wrapped function takes (raw, read_error): a record the landing reader could not read
-    is quarantined as `unreadable_file` without calling the parser.
-    """
-
-    def run(raw: str | None, read_error: str | None = None) -> list[dict]:
-        if read_error is not None:
-            return [quarantine("unreadable_file", read_error)]
-        try:
-            parsed = parse(raw)
-        except Exception as exc:  # noqa: BLE001 - a parser bug must quarantine, not kill the run
-            return [quarantine("parse_error", f"{type(exc).__name__}: {exc}")]
-        return parsed or [quarantine("no_output", "the parser returned nothing for this record")]
-
-    return run
-
-
-def load_parser(vendor: str) -> Callable[[str | None], list[dict]]:
-    module_name, function_name = VENDOR_PARSERS[vendor].split(":")
-    return getattr(importlib.import_module(module_name), function_name)
+def decode_ddls(ddl_metas: pd.Series, ddl_texts: pd.Series) -> pd.DataFrame:
+    """cdc_decode_ddl(ddl_meta_json, ddl_text), vectorised: a DataHub DDL record's ddl.ddlMeta (the
+    JSON text of the field, null when missing) read back, with what it and ddl.text say
+    (python_udfs/java_serialization.py ddl_summary). Null in, the summary of nothing out."""
+    summaries = [
+        java_serialization.ddl_summary(None if pd.isna(meta) else json.loads(meta), None if pd.isna(text) else text)
+        for meta, text in zip(ddl_metas, ddl_texts, strict=True)
+    ]
+    return pd.DataFrame(summaries, columns=list(java_serialization.DDL_SUMMARY_FIELDS))
 
 
 def register_all(spark: SparkSession) -> list[str]:
     """Register every project function; returns their SQL names."""
     spark.udf.register(MARKER_FUNCTION, udf(avro_records, AVRO_RECORDS_DDL))
-    names = [MARKER_FUNCTION]
     spark.udf.register(MASK_FUNCTION, pandas_udf(decode_masks, MASK_DDL))
-    names.append(MASK_FUNCTION)
-    for vendor in VENDOR_PARSERS:
-        name = f"cdc_parse_{vendor}"
-        parser = udf(safe_parser(load_parser(vendor)), PARSED_RECORD_DDL, useArrow=True)
-        spark.udf.register(name, parser)
-        names.append(name)
-    return names
+    spark.udf.register(DDL_FUNCTION, pandas_udf(decode_ddls, DDL_DDL))
+    return [MARKER_FUNCTION, *VALUE_FUNCTIONS]

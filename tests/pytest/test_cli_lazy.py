@@ -280,6 +280,6 @@ def test_lazy_start_registers_the_udfs(tmp_path):
     proc = subprocess.run([str(CDC_DBT), "compile", "--no-populate-cache", "--inline", probe], cwd=PROJECT_DIR,
                           env=project.environment(), capture_output=True, text=True, timeout=900, check=False)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    from python_udfs.registration import VALUE_FUNCTIONS, VENDOR_PARSERS
+    from python_udfs.registration import VALUE_FUNCTIONS
 
-    assert f"select {1 + len(VALUE_FUNCTIONS) + len(VENDOR_PARSERS)} as udfs" in proc.stdout, proc.stdout[-3000:]
+    assert f"select {1 + len(VALUE_FUNCTIONS)} as udfs" in proc.stdout, proc.stdout[-3000:]

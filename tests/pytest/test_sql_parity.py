@@ -7,7 +7,7 @@ import importlib
 import os
 
 import pytest
-from edge_records import datastream_records, qlik_records
+from edge_records import datahub_records, datastream_records, qlik_records
 from parser_parity import assert_parity, land_conformance_and_workloads, landing_problems
 
 from python_udfs.landing import VENDORS as LANDING_FOLDERS
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.spark
 
 SEEDS = (int(os.environ.get("CDC_WORKLOAD_SEED", "7")), 11)
 # vendors flattened in SQL whose Python parser still exists
-VENDORS = ("debezium", "spanner", "qlik", "datastream")
+VENDORS = ("debezium", "spanner", "qlik", "datastream", "datahub")
 
 
 def test_sql_flattening_matches_the_python_parser(cdc_project):
@@ -26,6 +26,7 @@ def test_sql_flattening_matches_the_python_parser(cdc_project):
         land_conformance_and_workloads(cdc_project, vendor, [generator.build_workload(seed) for seed in SEEDS])
     cdc_project.write_landing_file("qlik", "edge-records.jsonl", qlik_records())
     cdc_project.write_landing_file("datastream", "edge-records.jsonl", datastream_records())
+    cdc_project.write_landing_file("datahub", "edge-records.jsonl", datahub_records())
     assert_parity(cdc_project, VENDORS)
 
 

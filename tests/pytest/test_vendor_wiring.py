@@ -1,6 +1,5 @@
-"""Every vendor is wired in the places that must agree: the dbt var `cdc_vendors`, the parser
-registry of the UDFs or the list of vendors flattened in SQL, and its staging folder with the
-three models and op codes."""
+"""Every vendor is wired in the places that must agree: the dbt var `cdc_vendors`, the list of
+vendors flattened in SQL, and its staging folder with the three models and op codes."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ import yaml
 from conftest import PROJECT_DIR
 
 from python_udfs.landing import VENDORS
-from python_udfs.registration import FLATTENED_IN_SQL, VENDOR_PARSERS, load_parser
+from python_udfs.registration import FLATTENED_IN_SQL
 
 
 def dbt_vendors() -> list[str]:
@@ -18,10 +17,8 @@ def dbt_vendors() -> list[str]:
     return project["vars"]["cdc_vendors"]
 
 
-def test_dbt_var_and_parser_registry_name_the_same_vendors():
-    assert sorted(dbt_vendors()) == sorted([*VENDOR_PARSERS, *FLATTENED_IN_SQL])
-    assert not set(VENDOR_PARSERS) & set(FLATTENED_IN_SQL)
-    assert set(VENDOR_PARSERS) <= set(VENDORS)
+def test_dbt_var_and_sql_flattenings_name_the_same_vendors():
+    assert sorted(dbt_vendors()) == sorted(FLATTENED_IN_SQL) == sorted(VENDORS)
 
 
 def test_each_vendor_has_its_staging_models_parser_and_op_codes():
@@ -33,8 +30,5 @@ def test_each_vendor_has_its_staging_models_parser_and_op_codes():
                       f"stg_{vendor}__change_events"):
             assert (folder / f"{model}.sql").is_file(), f"{model}.sql missing in {folder}"
         parsed_sql = (folder / f"base_{vendor}__parsed.sql").read_text(encoding="utf-8")
-        if vendor in FLATTENED_IN_SQL:
-            assert "cdc_parsed_records" not in parsed_sql, f"{vendor} is flattened in SQL, not by a parser UDF"
-        else:
-            assert callable(load_parser(vendor))
+        assert "cdc_parse_" not in parsed_sql, f"{vendor} is flattened in SQL, not by a parser UDF"
         assert vendor in vendors_with_op_codes, f"no op codes for {vendor} in seeds/cdc_op_codes.csv"
