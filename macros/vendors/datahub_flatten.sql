@@ -1,5 +1,5 @@
 {#- Alibaba DataHub flattening in Spark SQL: the message types and value readers of
-    models/staging/datahub/base_datahub__parsed.sql. python_udfs/datahub.py is the specification
+    models/staging/datahub/base_datahub__parsed.sql. tests/pytest/parsers/datahub.py is the specification
     (kept as the oracle of tests/pytest/test_sql_parity.py); each macro names the function it
     follows. Shared JSON readers are in macros/cdc/variant.sql. Every macro returns SQL and reads no
     table; pass a column or a struct field, not a computation. -#}

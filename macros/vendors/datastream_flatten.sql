@@ -1,5 +1,5 @@
 {#- Datastream flattening in Spark SQL: the event types and value readers of
-    models/staging/datastream/base_datastream__parsed.sql. python_udfs/datastream.py is the
+    models/staging/datastream/base_datastream__parsed.sql. tests/pytest/parsers/datastream.py is the
     specification (kept as the oracle of tests/pytest/test_sql_parity.py); each macro names the
     function it follows. Shared JSON readers are in macros/cdc/variant.sql. Every macro returns one
     SQL expression and reads no table; pass a column or a struct field, not a computation. -#}

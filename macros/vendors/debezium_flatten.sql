@@ -1,5 +1,5 @@
 {#- Debezium flattening in Spark SQL: the envelope types and value decoders of
-    models/staging/debezium/base_debezium__parsed.sql. python_udfs/debezium.py is the
+    models/staging/debezium/base_debezium__parsed.sql. tests/pytest/parsers/debezium.py is the
     specification; each macro names the function it follows. Values are VARIANT (parsed once by
     try_parse_json) and come out as JSON text (DECISIONLOG D2). Every macro returns one SQL
     expression and reads no table. Arguments are SQL expressions; where a macro repeats an

@@ -1,5 +1,5 @@
 {#- Qlik Replicate flattening in Spark SQL: the message types and value readers of
-    models/staging/qlik/base_qlik__parsed.sql. python_udfs/qlik.py is the specification (kept as
+    models/staging/qlik/base_qlik__parsed.sql. tests/pytest/parsers/qlik.py is the specification (kept as
     the oracle of tests/pytest/test_sql_parity.py); each macro names the function it follows. The
     JSON helpers shared with the other vendors are in macros/cdc/variant.sql. Every macro returns
     one SQL expression and reads no table; pass a column or a struct field, not a computation. -#}

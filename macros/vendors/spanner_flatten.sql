@@ -1,6 +1,6 @@
 {#- Spanner change-stream records flattened in Spark SQL (models/staging/spanner/base_spanner__parsed.sql).
 
-    Expression macros over Spark VARIANT values. They follow python_udfs/spanner.py, the parser
+    Expression macros over Spark VARIANT values. They follow tests/pytest/parsers/spanner.py, the parser
     this SQL replaced, rule for rule: that module stays as the oracle of the differential test
     (tests/pytest/test_sql_parity.py). Each macro returns one SQL expression; an expression that
     meets a value it cannot use returns null, and the model turns that null into a quarantine

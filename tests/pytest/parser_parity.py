@@ -57,7 +57,7 @@ def parity_problems(project, vendors: tuple[str, ...]) -> tuple[dict[str, int], 
         sql_rows = defaultdict(list)
         for row in project.sql(f"select * from cdc_staging.base_{vendor}__parsed"):
             sql_rows[(row["_source_file"], row["record_no"])].append(row)
-        parse = _oracle(getattr(importlib.import_module(f"python_udfs.{vendor}"), f"parse_{vendor}"))
+        parse = _oracle(getattr(importlib.import_module(f"parsers.{vendor}"), f"parse_{vendor}"))
         for record in records:
             where = (record["_source_file"], record["record_no"])
             expected = [_normal(parsed) for parsed in parse(record.get("raw"), record.get("read_error"))]

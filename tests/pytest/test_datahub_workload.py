@@ -13,6 +13,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from parsers.datahub import parse_datahub
 from workloads.datahub import (
     ACCOUNTS,
     ADDED_COLUMN,
@@ -31,7 +32,6 @@ from workloads.datahub import (
 )
 
 from python_udfs.contract import canonical_json
-from python_udfs.datahub import parse_datahub
 from python_udfs.java_serialization import decode_ddl_meta
 from python_udfs.landing import read_landing_file
 

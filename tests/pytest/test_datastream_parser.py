@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from parser_helpers import one_with, parse_with, reason_with
+from parsers import datastream
+from parsers.datastream import parse_datastream
 
-from python_udfs import datastream
 from python_udfs.avro import avro_records
 from python_udfs.contract import PARSED_FIELDS, canonical_json
-from python_udfs.datastream import parse_datastream
 from python_udfs.landing import split_records
 
 CONFORMANCE = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "datastream" / "published"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 from parser_helpers import one_with
+from parsers import debezium
+from parsers.debezium import parse_debezium
 
-from python_udfs import debezium
 from python_udfs.contract import PARSED_FIELDS
-from python_udfs.debezium import parse_debezium
 from python_udfs.landing import split_records
 
 CONFORMANCE = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "debezium"

@@ -4,7 +4,7 @@
 
 -- Alibaba DataHub messages flattened in Spark SQL: one row per landing record (record_index 0), a
 -- change, a control record or a quarantined record (DECISIONLOG D9, D17). The rules follow
--- python_udfs/datahub.py step by step (kept as the oracle of tests/pytest/test_sql_parity.py);
+-- tests/pytest/parsers/datahub.py step by step (kept as the oracle of tests/pytest/test_sql_parity.py);
 -- value readers are in macros/vendors/datahub_flatten.sql. Seed 004 describes two shapes: a Blob
 -- record {"schema": {dataColumn, primaryKey, source}, "payload": {before, after, sequenceId, op,
 -- timestamp, ddl}} with typed values, and a flat Tuple record of metadata columns
@@ -185,7 +185,7 @@ tuple_images as (
     from tuples
 ),
 
--- what the record is, decided in the order python_udfs/datahub.py decides it (D9)
+-- what the record is, decided in the order tests/pytest/parsers/datahub.py decides it (D9)
 decided as (
     select
         *,

@@ -3,7 +3,7 @@
 
 -- Datastream events flattened in Spark SQL: one row per landing record (record_index 0), a change
 -- or a quarantined record (Datastream sends no control records; DECISIONLOG D9, D15). The rules
--- follow python_udfs/datastream.py step by step (kept as the oracle of
+-- follow tests/pytest/parsers/datastream.py step by step (kept as the oracle of
 -- tests/pytest/test_sql_parity.py); value readers are in macros/vendors/datastream_flatten.sql.
 -- Seed 000 describes an event: generic metadata (read_method, object, schema_key, uuid,
 -- source_timestamp, read_timestamp), source_metadata per source engine, and the whole row in
@@ -181,7 +181,7 @@ filled as (
     from present
 ),
 
--- what the record is, decided in the order python_udfs/datastream.py decides it (D9)
+-- what the record is, decided in the order tests/pytest/parsers/datastream.py decides it (D9)
 decided as (
     select
         *,

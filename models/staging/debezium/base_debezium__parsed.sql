@@ -3,7 +3,7 @@
 
 -- Debezium messages flattened in Spark SQL: one row per landing record (record_index 0), a change,
 -- a control record or a quarantined record (DECISIONLOG D9). The rules follow
--- python_udfs/debezium.py step by step (kept as the oracle of tests/pytest/test_sql_parity.py).
+-- tests/pytest/parsers/debezium.py step by step (kept as the oracle of tests/pytest/test_sql_parity.py).
 -- The record is parsed once (VARIANT); its envelope is read through the struct types declared in
 -- debezium_envelope_type; value decoders (Connect logical types, MongoDB extended JSON) are in
 -- macros/vendors/debezium_flatten.sql. Seed 002 (Debezium Oracle events) shows the envelope.
@@ -322,7 +322,7 @@ images as (
     from decoded
 ),
 
--- what the record is, decided in the order python_udfs/debezium.py decides it (D9)
+-- what the record is, decided in the order tests/pytest/parsers/debezium.py decides it (D9)
 decided as (
     select
         *,

@@ -4,7 +4,7 @@
 
 -- Qlik Replicate messages flattened in Spark SQL: one row per landing record (record_index 0), a
 -- change, a control record or a quarantined record (DECISIONLOG D9, D16). The rules follow
--- python_udfs/qlik.py step by step (kept as the oracle of tests/pytest/test_sql_parity.py); value
+-- tests/pytest/parsers/qlik.py step by step (kept as the oracle of tests/pytest/test_sql_parity.py); value
 -- readers are in macros/vendors/qlik_flatten.sql. Seed 003 describes the messages: the atMSG
 -- wrapper with "type" MD (metadata: a table version) or DT (data), a bare data message
 -- {"data", "beforeData", "headers"}, either as the `value` of a Kafka record wrapper. The hex
@@ -211,7 +211,7 @@ masks as (
     from changes
 ),
 
--- what the record is, decided in the order python_udfs/qlik.py decides it (D9)
+-- what the record is, decided in the order tests/pytest/parsers/qlik.py decides it (D9)
 decided as (
     select
         *,

@@ -5,9 +5,9 @@
 -- delle modifiche in tempo reale"): one row per mod of a data change record, one control row per
 -- heartbeat / child-partitions / partition record; or, when anything in the landing record cannot
 -- be used, one quarantine row for the whole record (D9) with the first problem in the order
--- python_udfs/spanner.py meets them, so a record is never part applied. Values are JSON text (D2).
+-- tests/pytest/parsers/spanner.py meets them, so a record is never part applied. Values are JSON text (D2).
 -- One path from landing record to output row (no union), so every record is read and parsed once.
--- python_udfs/spanner.py stays as the oracle of tests/pytest/test_sql_parity.py.
+-- tests/pytest/parsers/spanner.py stays as the oracle of tests/pytest/test_sql_parity.py.
 
 -- Each expression is written once: what later steps need twice is a column of an earlier CTE (the
 -- value-decoding macros are long, and Spark plans every copy of them).
