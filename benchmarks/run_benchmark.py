@@ -43,6 +43,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from python_udfs.runner import delta_jars
 
@@ -99,6 +100,7 @@ ROW = (
 class Feed:
     """State of the synthetic source table and of its binlog, so batches continue where it stopped."""
 
+    row_template: ClassVar[str] = ROW  # a subclass may render the row's values its own way
     keys: int
     rng: random.Random
     rotate_every: int
@@ -121,8 +123,8 @@ class Feed:
         cents = 100 + int(draw * 199_900)
         version = self.versions[key]
         note = '"gift wrap"' if draw < 0.1 else "null"
-        return ROW % (key, 1 + key * 7919 % 50_000, STATUSES[version % len(STATUSES)], cents // 100, cents % 100,
-                      note, self.ts_ms, version)
+        return self.row_template % (key, 1 + key * 7919 % 50_000, STATUSES[version % len(STATUSES)],
+                                    cents // 100, cents % 100, note, self.ts_ms, version)
 
     def _advance(self) -> None:
         """Next binlog position: positions only grow; the file number rolls over every so often."""
@@ -134,32 +136,36 @@ class Feed:
         self.pos += 180 + int(draw * 720)
         self.ts_ms += 1 + int(draw * 19)
 
-    def event(self, key: int) -> str:
-        """The next change of `key`: insert if unknown or deleted, else mostly update, some deletes."""
+    def change(self, key: int) -> tuple[str, str | None, str | None]:
+        """The next change of `key` as (op, row before, row after), rows as JSON text or None: insert
+        ("c") if unknown or deleted, else mostly update ("u"), some deletes ("d"). Positions advanced;
+        benchmarks/vendor_benchmark.py renders it in the other vendors' formats."""
         self._advance()
         before = self.rows[key]
         if not self.alive[key]:
             op = "c"
             self.counts["reinsert" if before is not None else "c"] += 1
-            before_text = "null"
+            before = None
         elif self.rng.random() < DELETE_SHARE:
             op = "d"
             self.counts["d"] += 1
-            before_text = before
         else:
             op = "u"
             self.counts["u"] += 1
-            before_text = before
         if op == "d":
             self.alive[key] = 0
-            after_text = "null"
-        else:
-            self.versions[key] += 1
-            after_text = self._row(key)
-            self.rows[key] = after_text
-            self.alive[key] = 1
-        return MESSAGE % (before_text, after_text, self.ts_ms, self.file_no, self.pos, 1 + key % 16, op,
-                          self.ts_ms + 250)
+            return op, before, None
+        self.versions[key] += 1
+        after = self._row(key)
+        self.rows[key] = after
+        self.alive[key] = 1
+        return op, before, after
+
+    def event(self, key: int) -> str:
+        """The next change of `key` as a Debezium message."""
+        op, before, after = self.change(key)
+        return MESSAGE % (before or "null", after or "null", self.ts_ms, self.file_no, self.pos, 1 + key % 16,
+                          op, self.ts_ms + 250)
 
     def random_key(self) -> int:
         return 1 + int(self.rng.random() * self.keys)
@@ -452,12 +458,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def prepare_work_dir(work_dir: Path | None) -> Path:
+def prepare_work_dir(work_dir: Path | None, prog: str = "run_benchmark") -> Path:
     if work_dir is None:
         return Path(tempfile.mkdtemp(prefix="cdc-benchmark-")).resolve()
     work_dir = work_dir.resolve()
     if work_dir.exists() and any(work_dir.iterdir()):
-        raise SystemExit(f"run_benchmark: --work-dir {work_dir} is not empty; give a new or empty folder")
+        raise SystemExit(f"{prog}: --work-dir {work_dir} is not empty; give a new or empty folder")
     work_dir.mkdir(parents=True, exist_ok=True)
     return work_dir
 
