@@ -93,3 +93,27 @@
                 end
     end
 {%- endmacro %}
+
+
+{#- The body of a base_<vendor>__parsed model's `source` CTE: the landing records (record_no > 0)
+    loaded since the newest the model holds (D11), with `record_text` (the raw text, leading
+    byte-order marks dropped, as python's load_json does) and `record`, that text as a VARIANT when
+    it is exactly one JSON document (D8), else null; null too for a record the landing could not
+    read (read_error set). -#}
+{% macro cdc_new_json_records(landing_records) %}
+    {{- _cdc_variant_require('cdc_new_json_records', landing_records, "cdc_new_json_records(ref('base_qlik__landing_records'))") -}}
+    select
+        source_vendor,
+        _source_file,
+        file_mtime_ns,
+        record_no,
+        raw,
+        read_error,
+        _loaded_at,
+        regexp_replace(raw, '^\uFEFF+', '') as record_text,
+        case when read_error is null then {{ cdc_json_document("regexp_replace(raw, '^\\uFEFF+', '')") }} end as record
+    from {{ landing_records }}
+    where
+        record_no > 0
+        and {{ cdc_newer_than_this('_loaded_at') }}
+{%- endmacro %}

@@ -10,24 +10,9 @@
 
 with
 
+-- the landing records loaded since the newest this model holds, each read as one JSON document
 source as (
-    select
-        source_vendor,
-        _source_file,
-        file_mtime_ns,
-        record_no,
-        raw,
-        read_error,
-        _loaded_at,
-        -- python's load_json skips a leading byte-order mark
-        regexp_replace(raw, '^\uFEFF+', '') as record_text,
-        -- the record: exactly one JSON document (D8)
-        case when read_error is null then {{ cdc_json_document("regexp_replace(raw, '^\\uFEFF+', '')") }} end as record
-    from {{ ref('base_debezium__landing_records') }}
-    where
-        record_no > 0
-        -- the records loaded since the newest this model holds (D11)
-        and {{ cdc_newer_than_this('_loaded_at') }}
+    {{ cdc_new_json_records(ref('base_debezium__landing_records')) }}
 ),
 
 -- the record's top-level fields (null unless an object); a Kafka record wrapper has `value` next
