@@ -61,10 +61,14 @@
     {{- "array('_sequence_id_', '_operation_type_', '_excute_time_', '_execute_time_', '_source_table_', '_before_image_', '_after_image_')" -}}
 {%- endmacro %}
 
-{#- True when a field is unset: missing, JSON null or "" (python's `value is None or value == ""`). -#}
+{#- True when a field is unset: missing, JSON null or "" (python's `value is None or value == ""`).
+    An object is never "": it is ruled out first, since reading a string reads a whole object. -#}
 {% macro datahub_is_unset(value) %}
     {{- _datahub_require('datahub_is_unset', {'value': value}, "datahub_is_unset('payload_fields.sequenceId')") -}}
-    ({{ value }} is null or is_variant_null({{ value }}) or coalesce({{ cdc_json_string(value) }} = '', false))
+    (
+        {{ value }} is null or is_variant_null({{ value }})
+        or (try_cast({{ value }} as struct<cdc_probe: variant>) is null and coalesce({{ cdc_json_string(value) }} = '', false))
+    )
 {%- endmacro %}
 
 {#- An object field, or JSON text of one that some writers send (datahub._object): the object as
@@ -106,16 +110,20 @@
     sequence ids and LONG values, which python reads at any length. -#}
 {% macro datahub_integer_text(value) %}
     {{- _datahub_require('datahub_integer_text', {'value': value}, "datahub_integer_text('payload_fields.sequenceId')") -}}
-    {%- set digits = "regexp_extract(coalesce(case when schema_of_variant(" ~ value ~ ") != 'BOOLEAN' then nullif(regexp_extract(to_json(" ~ value ~ "), '^-?[0-9]+$', 0), '') end, "
-        ~ cdc_strip(cdc_json_string(value)) ~ "), '^([+-]?)([0-9]+)$', 2)" -%}
-    {%- set sign = "regexp_extract(coalesce(case when schema_of_variant(" ~ value ~ ") != 'BOOLEAN' then nullif(regexp_extract(to_json(" ~ value ~ "), '^-?[0-9]+$', 0), '') end, "
-        ~ cdc_strip(cdc_json_string(value)) ~ "), '^([+-]?)([0-9]+)$', 1)" -%}
+    {{ datahub_canonical_integer(datahub_integer_source(value)) }}
+{%- endmacro %}
+
+{#- The text an integer is read from: a JSON integer's digits, else a JSON string's text, stripped. -#}
+{% macro datahub_integer_source(value) %}
+    coalesce(nullif(regexp_extract(to_json({{ value }}), '^-?[0-9]+$', 0), ''), {{ cdc_strip(cdc_json_string(value)) }})
+{%- endmacro %}
+
+{#- Integer text (sign, digits) as python's str(int(text)); null unless it is one. Up to 38 digits
+    through a decimal; past that, the sign and leading zeros are dropped by hand (never zero then). -#}
+{% macro datahub_canonical_integer(text) %}
     case
-        when {{ digits }} != ''
-            then concat(
-                    case when {{ sign }} = '-' and {{ digits }} rlike '[1-9]' then '-' else '' end,
-                    coalesce(nullif(regexp_replace({{ digits }}, '^0+', ''), ''), '0')
-                )
+        when {{ text }} rlike '^[+-]?[0-9]+$'
+            then coalesce(cast(try_cast({{ text }} as decimal(38, 0)) as string), regexp_replace({{ text }}, '^(-?)[+]?0*', '$1'))
     end
 {%- endmacro %}
 
@@ -134,7 +142,7 @@
     case
         when schema_of_variant({{ value }}) in ('DOUBLE', 'FLOAT') or schema_of_variant({{ value }}) like 'DECIMAL%'
             then case when cast({{ value }} as double) % 1 = 0 then try_cast(cast({{ value }} as double) as decimal(38, 0)) end
-        else try_cast({{ datahub_integer_text(value) }} as decimal(38, 0))
+        when {{ datahub_integer_source(value) }} rlike '^[+-]?[0-9]+$' then try_cast({{ datahub_integer_source(value) }} as decimal(38, 0))
     end
 {%- endmacro %}
 
@@ -159,39 +167,55 @@
     end
 {%- endmacro %}
 
+{#- One column value and what its typing reads, each computed once (Spark evaluates a lambda's
+    body for every value and shares nothing between its parts): the value, its schema.dataColumn
+    type (`kind`), its variant type, its JSON text, its text when a JSON string (stripped) and the
+    integer it spells. `datahub_typed_json` takes the struct. -#}
+{% macro datahub_value_parts(value, kind) %}
+    {{- _datahub_require('datahub_value_parts', {'value': value, 'kind': kind}, "datahub_value_parts('column_value', 'column_types[column_name]')") -}}
+    named_struct(
+        'value', {{ value }},
+        'kind', {{ kind }},
+        'variant_type', schema_of_variant({{ value }}),
+        'json', to_json({{ value }}),
+        'text', {{ cdc_strip(cdc_json_string(value)) }},
+        'integer', {{ datahub_canonical_integer(datahub_integer_source(value)) }}
+    )
+{%- endmacro %}
+
 {#- One column value as JSON text, typed by its schema.dataColumn type (datahub._typed, the six
     types of seed 004): BOOLEAN, DOUBLE (number or number text; NaN and infinities as text), LONG,
     STRING, DATE (epoch milliseconds, written as ISO-8601 UTC text), BYTES (base64 text, checked
     and kept). A null value, a column without a type, or another type: the value as given. Null
-    when the value does not fit its type (the model quarantines the record as wrong_type). -#}
-{% macro datahub_typed_json(value, kind) %}
-    {{- _datahub_require('datahub_typed_json', {'value': value, 'kind': kind}, "datahub_typed_json('column_value', 'column_types[column_name]')") -}}
-    {%- set text = cdc_strip(cdc_json_string(value)) -%}
-    {%- set number_text = "case when schema_of_variant(" ~ value ~ ") not in ('BOOLEAN', 'STRING') then to_json(" ~ value ~ ") end" -%}
+    when the value does not fit its type (the model quarantines the record as wrong_type).
+    `parts` is a datahub_value_parts struct. -#}
+{% macro datahub_typed_json(parts) %}
+    {{- _datahub_require('datahub_typed_json', {'parts': parts}, "datahub_typed_json('column_parts')") -}}
+    {%- set text = parts ~ '.text' -%}
+    {%- set variant_type = parts ~ '.variant_type' -%}
     case
-        when is_variant_null({{ value }}) or {{ kind }} is null then to_json({{ value }})
-        when {{ kind }} = 'BOOLEAN' then case
-            when schema_of_variant({{ value }}) = 'BOOLEAN' then to_json({{ value }})
+        when is_variant_null({{ parts }}.value) or {{ parts }}.kind is null then {{ parts }}.json
+        when {{ parts }}.kind = 'BOOLEAN' then case
+            when {{ variant_type }} = 'BOOLEAN' then {{ parts }}.json
             when lower({{ text }}) in ('true', 'false') then lower({{ text }})
         end
-        when {{ kind }} = 'DOUBLE' then case
+        when {{ parts }}.kind = 'DOUBLE' then case
             when {{ text }} in ('NaN', 'Infinity', '-Infinity', '+Infinity') then concat('"', replace({{ text }}, '+', ''), '"')
             when {{ text }} rlike '^[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?$' and abs(cast({{ text }} as double)) != double('Infinity')
                 then cast(cast({{ text }} as double) as string)
-            when {{ number_text }} is not null then cast(cast({{ value }} as double) as string)
+            when {{ variant_type }} not in ('BOOLEAN', 'STRING') then cast(cast({{ parts }}.value as double) as string)
         end
-        when {{ kind }} = 'LONG' then case when schema_of_variant({{ value }}) != 'BOOLEAN' then {{ datahub_integer_text(value) }} end
-        when {{ kind }} = 'STRING' then case when schema_of_variant({{ value }}) = 'STRING' then to_json({{ value }}) end
-        when {{ kind }} = 'DATE' then case
-            when try_cast({{ datahub_integer_text(value) }} as decimal(38, 0)) between -62135596800000 and 253402300799999
-                and schema_of_variant({{ value }}) != 'BOOLEAN'
-                then concat('"', {{ datahub_iso_ms('cast(' ~ datahub_integer_text(value) ~ ' as bigint)') }}, '"')
+        when {{ parts }}.kind = 'LONG' then {{ parts }}.integer
+        when {{ parts }}.kind = 'STRING' then case when {{ variant_type }} = 'STRING' then {{ parts }}.json end
+        when {{ parts }}.kind = 'DATE' then case
+            when try_cast({{ parts }}.integer as decimal(38, 0)) between -62135596800000 and 253402300799999
+                then concat('"', {{ datahub_iso_ms('cast(' ~ parts ~ '.integer as bigint)') }}, '"')
         end
-        when {{ kind }} = 'BYTES' then case
-            when schema_of_variant({{ value }}) = 'STRING'
-                and cast({{ value }} as string) rlike '^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
-                then to_json({{ value }})
+        when {{ parts }}.kind = 'BYTES' then case
+            when {{ variant_type }} = 'STRING'
+                and cast({{ parts }}.value as string) rlike '^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
+                then {{ parts }}.json
         end
-        else to_json({{ value }})
+        else {{ parts }}.json
     end
 {%- endmacro %}

@@ -97,37 +97,52 @@ blob_messages as (
         {{ datahub_epoch_ms('timestamp_fields.eventTime') }} as event_ms,
         {{ datahub_epoch_ms('timestamp_fields.systemTime') }} as system_ms,
         {{ datahub_epoch_ms('timestamp_fields.checkpointTime') }} as checkpoint_ms,
-        aggregate(
-            column_specs,
-            cast(map() as map<string, string>),
-            (column_types, column_spec) -> case
-                -- an item without a name quarantines the record (below): no type from it
-                when {{ cdc_json_string(cdc_object_fields('column_spec') ~ "['name']") }} is null then column_types
-                else map_concat(
-                    map_filter(column_types, (column_name, column_type) -> column_name != {{ cdc_json_string(cdc_object_fields('column_spec') ~ "['name']") }}),
-                    map({{ cdc_json_string(cdc_object_fields('column_spec') ~ "['name']") }}, upper({{ cdc_strip(cdc_json_string(cdc_object_fields('column_spec') ~ "['type']")) }}))
-                )
-            end
-        ) as column_types,
+        -- schema.dataColumn's names and types in order: null where an item has no name / no type text
+        transform(column_specs, column_spec -> {{ cdc_json_string("try_variant_get(column_spec, '$.name')") }}) as column_names,
+        transform(column_specs, column_spec -> upper({{ cdc_strip(cdc_json_string("try_variant_get(column_spec, '$.type')")) }})) as column_kinds,
         try_cast(schema_fields.primaryKey as array<variant>) as primary_key_items
     from blob_fields
 ),
 
--- the images' values as JSON text, typed by schema.dataColumn; null where one does not fit
-blob_images as (
+-- the column types by name, a later column of the same name winning (datahub._column_types); an
+-- item without a name gives none (the record is quarantined below)
+blob_columns as (
+    select
+        *,
+        map_from_arrays(
+            array_distinct(filter(column_names, column_name -> column_name is not null)),
+            transform(
+                array_distinct(filter(column_names, column_name -> column_name is not null)),
+                column_name -> column_kinds[size(column_names) - array_position(reverse(column_names), column_name)]
+            )
+        ) as column_types,
+        -- the key columns, repeats dropped
+        array_distinct(filter(transform(primary_key_items, key_item -> {{ cdc_json_string('key_item') }}), key_column -> key_column != '')) as key_columns
+    from blob_messages
+),
+
+-- each image value with what typing it reads (datahub_value_parts), then typed as JSON text: null
+-- where a value does not fit its type
+blob_values as (
     select
         *,
         transform_values(
             {{ cdc_object_fields('before_columns') }},
-            (column_name, column_value) -> {{ datahub_typed_json('column_value', 'column_types[column_name]') }}
-        ) as before_image,
+            (column_name, column_value) -> {{ datahub_value_parts('column_value', 'column_types[column_name]') }}
+        ) as before_values,
         transform_values(
             {{ cdc_object_fields('after_columns') }},
-            (column_name, column_value) -> {{ datahub_typed_json('column_value', 'column_types[column_name]') }}
-        ) as after_image,
-        -- the key columns, repeats dropped
-        array_distinct(filter(transform(primary_key_items, key_item -> {{ cdc_json_string('key_item') }}), key_column -> key_column != '')) as key_columns
-    from blob_messages
+            (column_name, column_value) -> {{ datahub_value_parts('column_value', 'column_types[column_name]') }}
+        ) as after_values
+    from blob_columns
+),
+
+blob_images as (
+    select
+        *,
+        transform_values(before_values, (column_name, column_parts) -> {{ datahub_typed_json('column_parts') }}) as before_image,
+        transform_values(after_values, (column_name, column_parts) -> {{ datahub_typed_json('column_parts') }}) as after_image
+    from blob_values
 ),
 
 -- the Tuple record's operation, flags and data columns (datahub._tuple_record)
@@ -151,10 +166,11 @@ tuples as (
         end as tuple_time,
         {{ datahub_flag('record_fields._before_image_') }} as before_flag,
         {{ datahub_flag('record_fields._after_image_') }} as after_flag,
-        transform_values(
+        -- only for a Tuple record: a Blob record's fields are its whole payload and schema
+        case when is_tuple then transform_values(
             map_filter({{ cdc_object_fields('record') }}, (column_name, column_value) -> not array_contains({{ datahub_tuple_metadata_columns() }}, column_name)),
             (column_name, column_value) -> to_json(column_value)
-        ) as tuple_row
+        ) end as tuple_row
     from blob_images
 ),
 
@@ -232,7 +248,7 @@ decided as (
             -- column types, images, typed values, the key (python's order)
             when schema_fields.dataColumn is not null and not is_variant_null(schema_fields.dataColumn) and column_specs is null
                 then named_struct('code', 'wrong_type', 'detail', concat('schema.dataColumn is a JSON ', {{ cdc_json_type('schema_fields.dataColumn') }}, ', not an array'))
-            when exists(column_specs, column_spec -> coalesce({{ cdc_json_type(cdc_object_fields('column_spec') ~ "['name']") }} != 'string', true))
+            when exists(column_names, column_name -> column_name is null)
                 then named_struct('code', 'wrong_type', 'detail', 'schema.dataColumn holds an item that is not a {name, type} object')
             {%- for image in ['before', 'after'] %}
                 {{ datahub_object_problems('payload_fields.' ~ image, image ~ '_block', 'payload.' ~ image) }}
