@@ -298,32 +298,54 @@ checked as (
             ))
         end as control_json,
         if({{ is_data_change }}, {{ mods_array }}, null) as record_mods,
-        -- column name -> type codes from column_types / rowType (D13); a column named twice takes its
-        -- last type
-        if({{ is_data_change }}, aggregate(
-            filter(
-                try_cast(column_types_document as array<variant>),
-                column_type -> {{ spanner_json_type('column_type') }} = 'object'
-                    and {{ spanner_json_type("variant_get(column_type, '$.name')") }} = 'string'
-            ),
-            cast(map() as map<string, array<string>>),
-            (codes_by_name, column_type) -> map_concat(
-                map_filter(codes_by_name, (column_name, codes) -> column_name != variant_get(column_type, '$.name', 'string')),
-                map_filter(
-                    map(variant_get(column_type, '$.name', 'string'), {{ spanner_type_codes("variant_get(column_type, '$.type')") }}),
-                    (column_name, codes) -> size(codes) > 0
+        -- column_types / rowType entries that name a column and give it a usable type (D13): name and
+        -- type codes, in order
+        if({{ is_data_change }}, filter(
+            transform(
+                filter(
+                    try_cast(column_types_document as array<variant>),
+                    column_type -> {{ spanner_json_type('column_type') }} = 'object'
+                        and {{ spanner_json_type("variant_get(column_type, '$.name')") }} = 'string'
+                ),
+                column_type -> named_struct(
+                    'name', variant_get(column_type, '$.name', 'string'),
+                    'codes', {{ spanner_type_codes("variant_get(column_type, '$.type')") }}
                 )
-            )
-        ), null) as column_codes
+            ),
+            entry -> size(entry.codes) > 0
+        ), null) as column_type_entries
     from record_documents
+),
+
+-- column name -> type codes: a column named twice takes its last usable entry (python's dict, an
+-- entry without a usable type skipped); one map per record (an aggregate that rebuilt a map per
+-- entry was slow, D39)
+column_type_names as (
+    select
+        checked.*,
+        transform(column_type_entries, entry -> entry.name) as column_names_in_order
+    from checked
+),
+
+record_column_codes as (
+    select
+        column_type_names.*,
+        map_from_arrays(
+            array_distinct(column_names_in_order),
+            transform(
+                array_distinct(column_names_in_order),
+                column_name -> column_type_entries[size(column_names_in_order) - array_position(reverse(column_names_in_order), column_name)].codes
+            )
+        ) as column_codes
+    from column_type_names
 ),
 
 -- one row per mod, in record order (every other row passes through once)
 mods as (
     select
-        checked.*,
+        record_column_codes.*,
         posexplode_outer(if(problem is null, record_mods, null)) as (mod_index, mod)
-    from checked
+    from record_column_codes
 ),
 
 -- the mod's keys, new values and old values: JSON objects, or JSON text of one (Beam)
