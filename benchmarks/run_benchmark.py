@@ -379,6 +379,17 @@ def rate(events: int, seconds: float) -> float:
     return events / seconds if seconds > 0 else float("nan")
 
 
+def print_run_conditions(figures: dict, label_width: int, value_width: int) -> None:
+    """The lines that say whether a run's times can be trusted: the machine's load and whether the
+    project's files changed while it ran (shared with vendor_benchmark.py)."""
+    load, cpus = figures["machine"]["max_load_average_1min"], figures["machine"]["cpus"]
+    note = "  (busier than the CPUs: other processes inflate the times)" if cpus and load > cpus + 0.5 else ""
+    print(f"{'highest 1-min load average after a step':<{label_width}} {load:>{value_width}.2f}{note}")
+    changed = figures["project_files_changed_during"]
+    print(f"{'project files unchanged during the run':<{label_width}} {not changed!s:>{value_width}}"
+          + (f"  (changed by: {', '.join(changed)}; steps before and after ran different code)" if changed else ""))
+
+
 def print_report(figures: dict) -> None:
     steps = figures["steps"]
     print()
@@ -399,12 +410,7 @@ def print_report(figures: dict) -> None:
         print(f"{ratio['name']:<32} {ratio['value']:>7.2f} {'<= ' + format(ratio['target'], 'g'):>8}  "
               f"{'met' if ratio['met'] else 'NOT met'}{note}")
     print()
-    load, cpus = figures["machine"]["max_load_average_1min"], figures["machine"]["cpus"]
-    note = "  (busier than the CPUs: other processes inflate the times)" if cpus and load > cpus + 0.5 else ""
-    print(f"{'highest 1-min load average after a step':<62} {load:>11.2f}{note}")
-    changed = figures["project_files_changed_during"]
-    print(f"{'project files unchanged during the run':<62} {not changed!s:>11}"
-          + (f"  (changed by: {', '.join(changed)}; steps before and after ran different code)" if changed else ""))
+    print_run_conditions(figures, label_width=62, value_width=11)
     print(f"{'generation of the landing files (s)':<62} {figures['generation_seconds']:>11.1f}")
     rows = figures["rows"]
     print(f"{'rows in cdc_current':<62} {rows['cdc_current']:>11,}")

@@ -51,6 +51,7 @@ from run_benchmark import (
     generate_initial,
     prepare_work_dir,
     print_model_breakdown,
+    print_run_conditions,
     project_fingerprint,
     rate,
     write_file,
@@ -405,12 +406,7 @@ def print_report(report: dict) -> None:
               f"{'yes' if fine else 'NO'}")
 
     print()
-    load, cpus = report["machine"]["max_load_average_1min"], report["machine"]["cpus"]
-    note = "  (busier than the CPUs: other processes inflate the times)" if cpus and load > cpus + 0.5 else ""
-    print(f"{'highest 1-min load average after a step':<50} {load:>8.2f}{note}")
-    changed = report["project_files_changed_during"]
-    print(f"{'project files unchanged during the run':<50} {not changed!s:>8}"
-          + (f"  (changed by: {', '.join(changed)}; steps before and after ran different code)" if changed else ""))
+    print_run_conditions(report, label_width=50, value_width=8)
     print(f"{'generation of the landing files, all vendors (s)':<50} "
           f"{sum(f['generation_seconds'] for f in results.values()):>8.1f}")
     breakdown = {vendor: figures["model_seconds"]["full build"] for vendor, figures in results.items()}
