@@ -9,15 +9,19 @@
 {#- MERGE INTO for table formats with row-level operations. The staging table holds the
     recomputed rows of the keys a batch touched, and, flagged `_cdc_delete`, the stored rows of
     those keys that are gone (their versions were renumbered or retired): those are deleted; a
-    row only replaces a stored row whose sequence is not newer (the guard). Publishing the same
-    staging table twice gives the same table, so a run killed after the MERGE converges. -#}
+    row only replaces a stored row whose sequence is not newer (the guard) and only when one of
+    its columns differs: a batch recomputes every version of a key it touches, but usually changes
+    only the last, and a row left alone is not rewritten (deletion vectors mark only replaced
+    rows). Publishing the same staging table twice gives the same table, so a run killed after the
+    MERGE converges, and the second publish writes nothing. -#}
 {% macro cdc_merge_into_sql(target, staging, columns, unique_key, sequence_column) %}
     -- cdc_merge: MERGE INTO with a delete branch and a sequence guard
     merge into {{ target }} as target
     using (select {{ columns | join(', ') }}, _cdc_delete from {{ staging }}) as source
     on {% for key in unique_key %}target.{{ key }} <=> source.{{ key }}{% if not loop.last %} and {% endif %}{% endfor %}
     when matched and source._cdc_delete then delete
-    when matched and source.{{ sequence_column }} >= target.{{ sequence_column }} then update set
+    when matched and source.{{ sequence_column }} >= target.{{ sequence_column }}
+        and not ({% for column in columns %}target.{{ column }} <=> source.{{ column }}{% if not loop.last %} and {% endif %}{% endfor %}) then update set
         {% for column in columns %}{{ column }} = source.{{ column }}{% if not loop.last %}, {% endif %}{% endfor %}
     when not matched and not source._cdc_delete then insert ({{ columns | join(', ') }})
         values ({% for column in columns %}source.{{ column }}{% if not loop.last %}, {% endif %}{% endfor %})

@@ -33,7 +33,10 @@ def test_merge_into_has_a_delete_branch_and_a_sequence_guard():
                  staging="cdc_intermediate.int_cdc__current_state__cdc_staging", columns=COLUMNS,
                  unique_key=["source_vendor", "source_table", "pk"], sequence_column="sequence")
     assert "when matched and source._cdc_delete then delete" in sql
-    assert "when matched and source.sequence >= target.sequence then update set" in sql
+    assert "when matched and source.sequence >= target.sequence\n" in sql
+    # a row is rewritten only when a column changed: every column is compared, null-safe
+    assert ("and not (" + " and ".join(f"target.{column} <=> source.{column}" for column in COLUMNS)
+            + ") then update set") in sql
     assert "row = source.row" in sql and "_cdc_delete = source" not in sql
     assert "when not matched and not source._cdc_delete then insert (" + ", ".join(COLUMNS) + ")" in sql
     assert "target.pk <=> source.pk" in sql

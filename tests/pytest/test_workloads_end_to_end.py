@@ -64,10 +64,25 @@ def test_every_vendor_workload_end_to_end(cdc_project):
 
     # a killed run's staging tables are published again by the next run, which converges
     _leave_an_unfinished_publish(cdc_project)
+    versions_before = {table: _table_versions(cdc_project, table) for table in STATE_TABLES}
     output = cdc_project.run("run")
     assert output.count("finishing the publish a previous run left unfinished") == len(STATE_TABLES), output[-3000:]
     workload_checks.assert_oracles_hold(cdc_project, cases, "publishing an unfinished publish again")
     assert not cdc_project.sql("show tables in cdc_intermediate like '*__cdc_staging'")
+    if delta_jars():
+        # that staging table held exactly the stored rows: as no column of any row differed, the
+        # MERGE rewrote nothing and Delta committed no data, only the run's table properties
+        for table in STATE_TABLES:
+            new_commits = {version: operation for version, operation in _table_versions(cdc_project, table).items()
+                           if version not in versions_before[table]}
+            assert set(new_commits.values()) == {"SET TBLPROPERTIES"}, (table, new_commits)
+
+
+def _table_versions(project, table: str) -> dict[int, str]:
+    """A Delta table's commits: version -> operation (empty for a parquet table)."""
+    if not delta_jars():
+        return {}
+    return {row["version"]: row["operation"] for row in project.sql(f"describe history {table}")}
 
 
 def test_a_workload_on_parquet_state_tables(cdc_project):
