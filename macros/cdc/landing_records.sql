@@ -4,7 +4,11 @@
     Files are read with Spark's own `binaryFile` source, so any path Spark can read works
     (`file:`, `s3a://`, `gs://`, `abfss://`, `hdfs://`). Two steps: a listing query (names,
     sizes and times only; no file is opened) picks the files not read before, then the content
-    query names exactly those paths, a filter the file source applies before it opens a file.
+    query names exactly those paths, within the range of their modification times. The
+    binaryFile source checks a range of `modificationTime` before it opens a file, but not a
+    filter on `path` (it reads every file's bytes and drops them after): without the range, a run
+    read every file the folder had ever received (DECISIONLOG D40). A file changed between the
+    two steps may not be read now; without its marker row it is new again on the next run.
     Splitting a file into records is SQL (DECISIONLOG D8); only Avro container files go through
     a Python function (`cdc_avro_records`), because their framing is binary. -#}
 {% macro cdc_landing_records(vendor) %}
@@ -31,10 +35,14 @@ new_files as (
         content
     from {{ _cdc_landing_view_name(vendor) }}
     where path in (
-        {%- for path in new_files %}
-        '{{ path | replace("\\", "\\\\") | replace("'", "\\'") }}'{% if not loop.last %},{% endif %}
+        {%- for file in new_files %}
+        '{{ file.path | replace("\\", "\\\\") | replace("'", "\\'") }}'{% if not loop.last %},{% endif %}
         {%- endfor %}
     )
+        -- the filter that keeps the other files closed (the source checks a range of times, not a
+        -- list: an older file that arrived late only widens what is opened)
+        {%- set mtimes = new_files | map(attribute='mtime_us') | list %}
+        and modificationTime between timestamp_micros({{ mtimes | min }}) and timestamp_micros({{ mtimes | max }})
 ),
 {% else %}
 {%- if cdc_is_incremental() or cdc_creates_empty_table_when_nothing_upstream() %}
@@ -102,13 +110,14 @@ from (
     {{ return('cdc_landing_files__' ~ vendor) }}
 {% endmacro %}
 
-{#- Paths of the vendor's files this model has not read: the listing touches no file content. -#}
+{#- The vendor's files this model has not read, each a dict of `path` and `mtime_us` (its
+    modification time in microseconds): the listing touches no file content. -#}
 {% macro _cdc_new_landing_files(vendor) %}
     {%- if not execute -%}
         {{ return([]) }}
     {%- endif -%}
     {%- set listing -%}
-select listed.path
+select listed.path, unix_micros(listed.modificationTime) as mtime_us
 from {{ _cdc_landing_view(vendor) }} as listed
 where {{ _cdc_in_vendor_folder('listed.path', vendor) }}
 {%- if cdc_is_incremental() %}
@@ -121,7 +130,11 @@ where {{ _cdc_in_vendor_folder('listed.path', vendor) }}
 {%- endif %}
 order by listed.path
     {%- endset -%}
-    {{ return(run_query(listing).columns[0].values() | list) }}
+    {%- set files = [] -%}
+    {%- for row in run_query(listing).rows -%}
+        {%- do files.append({'path': row[0], 'mtime_us': row[1] | int}) -%}
+    {%- endfor -%}
+    {{ return(files) }}
 {% endmacro %}
 
 {#- Whether a listed file lies in `<landing folder>/<vendor>/` (or below it). Paths come back as
