@@ -198,7 +198,7 @@ from (
         left semi join (select distinct {{ cdc_entity_key() | join(', ') }} from {{ staging }}) as batch_keys
             on {% for key in cdc_entity_key() %}stored.{{ key }} = batch_keys.{{ key }}{{ ' and ' if not loop.last }}{% endfor %}
         left anti join {{ staging }} as recomputed
-            on {% for key in unique_key %}stored.{{ key }} <=> recomputed.{{ key }}{{ ' and ' if not loop.last }}{% endfor %}
+            on {{ cdc_null_safe_equal(unique_key, 'stored', 'recomputed') }}
     {%- endcall -%}
 {% endmacro %}
 

@@ -10,7 +10,7 @@
     recomputed rows of the keys a batch touched, and, flagged `_cdc_delete`, the stored rows of
     those keys that are gone (their versions were renumbered or retired): those are deleted; a
     row only replaces a stored row whose sequence is not newer (the guard) and only when one of
-    its columns differs: a batch recomputes every version of a key it touches, but usually changes
+    its other columns differs (the key's are equal, the match says so): a batch recomputes every version of a key it touches, but usually changes
     only the last, and a row left alone is not rewritten (deletion vectors mark only replaced
     rows). Publishing the same staging table twice gives the same table, so a run killed after the
     MERGE converges, and the second publish writes nothing. -#}
@@ -18,11 +18,21 @@
     -- cdc_merge: MERGE INTO with a delete branch and a sequence guard
     merge into {{ target }} as target
     using (select {{ columns | join(', ') }}, _cdc_delete from {{ staging }}) as source
-    on {% for key in unique_key %}target.{{ key }} <=> source.{{ key }}{% if not loop.last %} and {% endif %}{% endfor %}
+    on {{ cdc_null_safe_equal(unique_key, 'target', 'source') }}
     when matched and source._cdc_delete then delete
     when matched and source.{{ sequence_column }} >= target.{{ sequence_column }}
-        and not ({% for column in columns %}target.{{ column }} <=> source.{{ column }}{% if not loop.last %} and {% endif %}{% endfor %}) then update set
+        and not ({{ cdc_null_safe_equal(columns | reject('in', unique_key) | list, 'target', 'source') }}) then update set
         {% for column in columns %}{{ column }} = source.{{ column }}{% if not loop.last %}, {% endif %}{% endfor %}
     when not matched and not source._cdc_delete then insert ({{ columns | join(', ') }})
         values ({% for column in columns %}source.{{ column }}{% if not loop.last %}, {% endif %}{% endfor %})
 {% endmacro %}
+
+{#- SQL condition: the rows `left` and `right` hold equal values in `columns`, a null equal to a
+    null (`true` when there are no columns). -#}
+{% macro cdc_null_safe_equal(columns, left, right) -%}
+    {%- for column in columns -%}
+        {{ left }}.{{ column }} <=> {{ right }}.{{ column }}{% if not loop.last %} and {% endif %}
+    {%- else -%}
+        true
+    {%- endfor -%}
+{%- endmacro %}
