@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -199,3 +200,30 @@ def isolated_project(tmp_path: Path):
     project.landing_dir.mkdir()
     yield project
     project.stop()
+
+
+SAMPLES_DIR = PROJECT_DIR / "data" / "landing"
+
+
+@dataclass
+class SamplesBuild:
+    """What `cdc-dbt build` left on the bundled samples (data/landing), kept after the shared
+    session moved on to other projects: dbt's output, the landing folder it read, and cdc_current."""
+
+    output: str
+    landing_dir: Path
+    current_rows: list[str]  # to_json of each cdc_current row, ordered by vendor, table, key
+
+
+@pytest.fixture(scope="session")
+def bundled_samples_build(shared_spark, tmp_path_factory) -> SamplesBuild:
+    """One `build` of the bundled samples (every seed, model, data test and dbt unit test) on the
+    shared session, for the tests that check it and the Thrift test that compares a cluster's
+    result with it."""
+    project = shared_project(shared_spark, tmp_path_factory.mktemp("bundled_samples"))
+    for folder in sorted(folder for folder in SAMPLES_DIR.iterdir() if folder.is_dir()):
+        shutil.copytree(folder, project.landing_dir / folder.name)
+    output = project.run("build")
+    rows = project.sql("select to_json(struct(*)) as row_json from cdc_marts.cdc_current "
+                       "order by source_vendor, source_table, pk")
+    return SamplesBuild(output=output, landing_dir=project.landing_dir, current_rows=[row["row_json"] for row in rows])

@@ -3,7 +3,9 @@
 Everything binds to 127.0.0.1 and runs in its own process group, which the fixtures kill at the
 end (also when the test fails). The UDFs run in the worker's executor, which imports python_udfs
 from the zip the server ships (sc.addPyFile), as it would on a remote machine. The result of
-`dbt seed` + `dbt run --target thrift` must equal the local target's on the same landing files.
+`dbt seed` + `dbt run --target thrift` must equal the local target's on the same landing files: the local
+side is the bundled samples' build on the tests' shared session (conftest bundled_samples_build,
+which test_bundled_samples.py checks), read here for the two vendors the cluster builds.
 Two vendors keep it short: Debezium (flattened in SQL) and Datastream (Avro files and its parser
 are Python functions, so the executor's Python is exercised); the data tests run in
 test_bundled_samples.py, not here.
@@ -13,23 +15,20 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT_DIR, CdcProject
+from conftest import PROJECT_DIR, SamplesBuild
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
 BIN = Path(sys.executable).parent
-SAMPLES = PROJECT_DIR / "data" / "landing"
 CURRENT_ROWS = ("select to_json(struct(*)) as row_json from {{ ref('cdc_current') }} "
                 "order by source_vendor, source_table, pk")
 STARTUP_TIMEOUT = 180
@@ -126,7 +125,7 @@ def processes(tmp_path: Path):
 
 @pytest.fixture
 def standalone_master(processes: Processes) -> str:
-    """A Spark standalone master and one worker (1 core, 2g) on 127.0.0.1; returns the master URL."""
+    """A Spark standalone master and one worker (2 cores, 2g) on 127.0.0.1; returns the master URL."""
     began = time.monotonic()
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_DAEMON_MEMORY": "512m",
            "SPARK_WORKER_DIR": str(processes.log_dir / "worker"),
@@ -137,7 +136,7 @@ def standalone_master(processes: Processes) -> str:
                                         "--webui-port", str(webui)], env)
     url = f"spark://127.0.0.1:{port}"
     worker = processes.start("worker", [str(spark_class()), "org.apache.spark.deploy.worker.Worker", url,
-                                        "--host", "127.0.0.1", "--cores", "1", "--memory", "2g",
+                                        "--host", "127.0.0.1", "--cores", "2", "--memory", "2g",
                                         "--webui-port", str(free_port())], env)
     wait_for("standalone master", lambda: alive_workers(webui) > 0 or worker.poll() is not None,
              master, processes, "master")
@@ -153,8 +152,8 @@ def start_server(processes: Processes, master: str, spark_dir: Path) -> int:
     server = processes.start("server", [
         str(BIN / "cdc-spark-server"), "--master", master, "--port", str(port), "--spark-dir", str(spark_dir),
         "--conf", "spark.driver.memory=1g", "--conf", "spark.driver.host=127.0.0.1",
-        "--conf", "spark.executor.memory=1g", "--conf", "spark.executor.cores=1",
-        "--conf", "spark.cores.max=1"], env)
+        "--conf", "spark.executor.memory=1g", "--conf", "spark.executor.cores=2",
+        "--conf", "spark.cores.max=2"], env)
     wait_for("cdc-spark-server", lambda: "Spark Thrift Server listening on" in processes.log("server"),
              server, processes, "server")
     print(f"[cluster] cdc-spark-server ready on 127.0.0.1:{port} in {time.monotonic() - began:.0f} s")
@@ -178,56 +177,44 @@ def show_rows(output: str) -> list[str]:
     return [row["row_json"] for row in json.loads(output[output.index("{"):])["show"]]
 
 
-def local_side(project: CdcProject, timings: dict) -> list[str]:
-    """cdc_current from the local target (in-process Spark session) on the same landing files."""
-    began = time.monotonic()
-    project.run("seed")
-    project.run("run", *VENDORS_ALONE)
-    rows = [row["row_json"] for row in project.query(CURRENT_ROWS)]
-    project.stop()
-    timings["local: seed + run + query"] = time.monotonic() - began
-    return rows
+def local_rows(build: SamplesBuild) -> list[str]:
+    """The local target's cdc_current rows of the cluster's vendors, in the same order."""
+    return [row for row in build.current_rows if json.loads(row)["source_vendor"] in VENDORS]
 
 
 def test_dbt_run_through_thrift_on_a_standalone_cluster_matches_local(
-        tmp_path: Path, processes: Processes, standalone_master: str, cdc_project: CdcProject):
+        tmp_path: Path, processes: Processes, standalone_master: str, bundled_samples_build: SamplesBuild):
     timings = {}
-    # Both sides read the same copy of the samples, so even the landing paths match.
-    for vendor in VENDORS:
-        shutil.copytree(SAMPLES / vendor, cdc_project.landing_dir / vendor)
+    # The cluster reads the landing folder the local build read, so even the landing paths match.
+    landing = bundled_samples_build.landing_dir
+    assert all((landing / vendor).is_dir() for vendor in VENDORS), landing
     thrift_root = tmp_path / "thrift"
 
-    # The local side runs meanwhile: both sides wait on JVMs, Python workers and polling more than
-    # on the CPU. Leaving the `with` waits for it, so fixtures never stop a project still in use.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        local = pool.submit(local_side, cdc_project, timings)
+    began = time.monotonic()
+    port = start_server(processes, standalone_master, thrift_root / "spark")
+    timings["cluster: server start"] = time.monotonic() - began
 
-        began = time.monotonic()
-        port = start_server(processes, standalone_master, thrift_root / "spark")
-        timings["cluster: server start"] = time.monotonic() - began
+    began = time.monotonic()
+    plain_dbt(thrift_root, landing, port, "seed")
+    run_output = plain_dbt(thrift_root, landing, port, "run", *VENDORS_ALONE)
+    timings["cluster: dbt seed + run"] = time.monotonic() - began
+    assert "ERROR=0" in run_output, run_output[-4000:]
 
-        began = time.monotonic()
-        plain_dbt(thrift_root, cdc_project.landing_dir, port, "seed")
-        run_output = plain_dbt(thrift_root, cdc_project.landing_dir, port, "run", *VENDORS_ALONE)
-        timings["cluster: dbt seed + run"] = time.monotonic() - began
-        assert "ERROR=0" in run_output, run_output[-4000:]
+    began = time.monotonic()
+    cluster_rows = show_rows(plain_dbt(thrift_root, landing, port, "show", "--inline",
+                                       CURRENT_ROWS, "--limit", "-1", "--output", "json", "--quiet"))
+    timings["cluster: query"] = time.monotonic() - began
+    # The work ran in the worker's executor (its folder holds the application's executor logs).
+    assert list((tmp_path / "worker").glob("app-*/*/stderr")), "no executor ran on the worker"
 
-        began = time.monotonic()
-        cluster_rows = show_rows(plain_dbt(thrift_root, cdc_project.landing_dir, port, "show", "--inline",
-                                           CURRENT_ROWS, "--limit", "-1", "--output", "json", "--quiet"))
-        timings["cluster: query"] = time.monotonic() - began
-        # The work ran in the worker's executor (its folder holds the application's executor logs).
-        assert list((tmp_path / "worker").glob("app-*/*/stderr")), "no executor ran on the worker"
-
-        began = time.monotonic()
-        assert processes.stop("server") == 0, processes.log("server")[-4000:]
-        processes.stop("worker")
-        processes.stop("master")
-        timings["cluster: stop"] = time.monotonic() - began
-
-        local_rows = local.result()
+    began = time.monotonic()
+    assert processes.stop("server") == 0, processes.log("server")[-4000:]
+    processes.stop("worker")
+    processes.stop("master")
+    timings["cluster: stop"] = time.monotonic() - began
 
     print("[cluster] " + ", ".join(f"{step}: {seconds:.0f} s" for step, seconds in timings.items()))
-    assert len(cluster_rows) > 0
-    assert len(cluster_rows) == len(local_rows)
-    assert cluster_rows == local_rows
+    expected = local_rows(bundled_samples_build)
+    assert {json.loads(row)["source_vendor"] for row in expected} == set(VENDORS), expected[:3]
+    assert len(cluster_rows) == len(expected)
+    assert cluster_rows == expected
