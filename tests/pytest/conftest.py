@@ -15,6 +15,7 @@ import pytest
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 SHARED_DIR = PROJECT_DIR.parent / "shared"
 CONFORMANCE_DIR = SHARED_DIR / "conformance"
+SAMPLES_DIR = PROJECT_DIR / "data" / "landing"  # the bundled samples `make run` builds
 CDC_DBT = Path(sys.executable).parent / "cdc-dbt"
 
 
@@ -200,9 +201,6 @@ def isolated_project(tmp_path: Path):
     project.landing_dir.mkdir()
     yield project
     project.stop()
-
-
-SAMPLES_DIR = PROJECT_DIR / "data" / "landing"
 
 
 @dataclass
