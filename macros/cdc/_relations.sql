@@ -94,7 +94,7 @@ new_events as (
     from {{ events }}
     where loaded_at > {{ _cdc_merged_through() }}
 ),
-{%- set with_truncates = _cdc_new_events_hold_a_truncate(events) %}
+{%- set with_truncates = _cdc_has_truncates(events, newer_than=_cdc_merged_through()) %}
 {%- if with_truncates %}
 
 truncated_tables as (
@@ -126,18 +126,6 @@ affected_keys as (
     where all_events.pk is not null
     {%- endif %}
 ),
-{% endmacro %}
-
-{#- Whether the events loaded since this model last merged hold a truncate (one small query). True
-    when it cannot tell (parse time). -#}
-{% macro _cdc_new_events_hold_a_truncate(events) %}
-    {%- if not execute -%}
-        {{ return(true) }}
-    {%- endif -%}
-    {%- set probe -%}
-        select 1 from {{ events }} where loaded_at > {{ _cdc_merged_through() }} and op = 'truncate' limit 1
-    {%- endset -%}
-    {{ return(run_query(probe) | length > 0) }}
 {% endmacro %}
 
 {#- Rows of this model in the buckets the affected keys fall in, except those keys' own rows:

@@ -201,14 +201,19 @@ timelines as (
 ),
 {% endmacro %}
 
-{#- Whether `events` holds a truncate at all (one small query); without one the timelines need
-    no join with the tables' keys. True when it cannot tell (parse time, `events` not built yet:
-    `cdc-dbt compile` on a fresh state, sqlfluff's dbt templater). -#}
-{% macro _cdc_has_truncates(events) %}
+{#- Whether `events` holds a truncate (one small query): at all, or among the events loaded after
+    `newer_than` (a SQL timestamp expression). Without one the timelines need no join with the
+    tables' keys, and the affected keys no branch for truncated tables. True when it cannot tell
+    (parse time, `events` not built yet: `cdc-dbt compile` on a fresh state, sqlfluff's dbt
+    templater). -#}
+{% macro _cdc_has_truncates(events, newer_than=none) %}
     {%- if not execute or not _cdc_exists(events) -%}
         {{ return(true) }}
     {%- endif -%}
-    {{ return(run_query("select 1 from " ~ events ~ " where op = 'truncate' limit 1") | length > 0) }}
+    {%- set probe -%}
+        select 1 from {{ events }} where op = 'truncate'{{ ' and loaded_at > ' ~ newer_than if newer_than is not none }} limit 1
+    {%- endset -%}
+    {{ return(run_query(probe) | length > 0) }}
 {% endmacro %}
 
 {#- Folds a sorted timeline into versions (DECISIONLOG D5/D6): a change lays its present
