@@ -110,11 +110,10 @@ operations as (
         {{ datastream_column_list('source_fields.replication_index') }} as replication_index,
         -- MongoDB: the oplog ts / change-stream clusterTime, else the resume token's time
         coalesce(
-            {%- for block in ['source_fields', 'event_fields'] %}
-                {%- for field in ['ts', 'clusterTime', 'cluster_time'] %}
-                    {{ datastream_bson_timestamp(block ~ '.' ~ field) }},
-                {%- endfor %}
-            {%- endfor %}
+            {{ datastream_bson_timestamp([
+                'source_fields.ts', 'source_fields.clusterTime', 'source_fields.cluster_time',
+                'event_fields.ts', 'event_fields.clusterTime', 'event_fields.cluster_time',
+            ]) }},
             {%- for field in ['resume_token', 'resumeToken', '_id'] %}
                 {{ datastream_resume_token_time('source_fields.' ~ field) }}{% if not loop.last %},{% endif %}
             {%- endfor %}
