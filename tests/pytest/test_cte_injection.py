@@ -1,5 +1,6 @@
-"""The unit tests' CTE injection without sqlparse (python_udfs/cte_injection.py, DECISIONLOG D44)
-gives exactly what dbt's own `inject_ctes_into_sql` gives, and leaves every other case to it."""
+"""The unit tests' CTE injection found with sqlparse's lexer alone (python_udfs/cte_injection.py,
+DECISIONLOG D44) gives exactly what dbt's own `inject_ctes_into_sql` gives, and leaves every other
+case to it."""
 
 from __future__ import annotations
 
@@ -42,6 +43,11 @@ LEFT_TO_DBT = [
 ]
 
 
+def _refuse(*_):
+    """Stands in for dbt's function where the SQL must not reach it."""
+    raise AssertionError("dbt's parser was asked")
+
+
 @pytest.mark.parametrize("sql", OPENS_WITH_WITH + LEFT_TO_DBT)
 def test_the_injection_equals_dbts(sql):
     assert cte_injection.inject_ctes_into_sql(sql, CTES, DBT_INJECT) == DBT_INJECT(sql, CTES)
@@ -49,10 +55,7 @@ def test_the_injection_equals_dbts(sql):
 
 @pytest.mark.parametrize("sql", OPENS_WITH_WITH)
 def test_sql_that_opens_with_with_is_not_parsed(sql):
-    def refuse(*_):
-        raise AssertionError("dbt's parser was asked")
-
-    injected = cte_injection.inject_ctes_into_sql(sql, CTES, refuse)
+    injected = cte_injection.inject_ctes_into_sql(sql, CTES, _refuse)
     assert "__dbt__cte__landing as (" in injected and injected.count("__dbt__cte__") == 2
 
 
@@ -82,13 +85,10 @@ def test_the_projects_models_give_what_dbt_gives(path):
 
 
 def test_the_unit_tested_models_take_the_path_without_parsing():
-    def refuse(*_):
-        raise AssertionError("dbt's parser was asked")
-
     parsed_models = [path for path in MODELS if path.name.endswith("__parsed.sql")]
     assert len(parsed_models) == 5
     for path in parsed_models:
-        cte_injection.inject_ctes_into_sql(_without_jinja(path.read_text(encoding="utf-8")), CTES, refuse)
+        cte_injection.inject_ctes_into_sql(_without_jinja(path.read_text(encoding="utf-8")), CTES, _refuse)
 
 
 def test_install_routes_dbts_name_once():
