@@ -278,9 +278,10 @@ def invoke_dbt(args: list[str]) -> int:
     """Run one dbt command in this process; returns dbt's exit code convention (0, 1, 2)."""
     from dbt.cli.main import dbtRunner
 
-    from python_udfs import cte_injection
+    from python_udfs import cte_injection, unit_test_graph
 
     cte_injection.install()  # the unit tests' given rows placed without parsing the model's SQL (D44)
+    unit_test_graph.install()  # unit tests typed from the model's declared columns (D46)
     result = dbtRunner().invoke(list(args))
     if result.exception is not None:
         print(f"cdc-dbt: dbt raised {type(result.exception).__name__}: {result.exception}", file=sys.stderr)

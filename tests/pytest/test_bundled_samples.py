@@ -23,3 +23,11 @@ def test_the_bundled_samples_pass_every_data_test_and_unit_test(bundled_samples_
     for kind in ("seeds", "data tests", "unit tests", "view models", "cdc merge models"):
         assert re.search(rf"\b[1-9]\d* {kind}\b", finished), f"no {kind} ran: {finished}"
     assert bundled_samples_build.current_rows, "cdc_current is empty after building the bundled samples"
+
+
+def test_unit_tests_take_the_declared_column_types(bundled_samples_build):
+    """Every unit test of the project is on a model that declares its columns (cdc_empty_table_columns),
+    so none made dbt's empty temporary view of the model to learn them (DECISIONLOG D46)."""
+    log = (bundled_samples_build.landing_dir.parent / "logs" / "dbt.log").read_text(encoding="utf-8")
+    assert "START unit_test" in log
+    assert not re.findall(r"create or replace temporary view \w+__dbt_tmp", log)

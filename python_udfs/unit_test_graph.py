@@ -1,0 +1,32 @@
+"""dbt unit tests see the project's `graph`, as models do (DECISIONLOG D46).
+
+dbt runs each unit test in a manifest of its own, built for it, whose `graph` context variable is
+empty: a materialization cannot look up the model under test. The project's `unit`
+materialization (macros/materializations/unit.sql) reads that model's `cdc_empty_table_columns`
+there, to type the expected rows without having Spark analyse the model's SQL one more time.
+This hands the unit-test manifest the project manifest's graph. Under plain `dbt` (no cdc-dbt),
+`graph` stays empty and the materialization does what dbt does.
+"""
+
+from __future__ import annotations
+
+
+def install() -> bool:
+    """Give the manifests dbt builds for unit tests the project's graph; False (nothing changed)
+    when this dbt has no `UnitTestManifestLoader.load` to wrap."""
+    from dbt.parser.unit_tests import UnitTestManifestLoader
+
+    dbt_load = getattr(UnitTestManifestLoader, "load", None)
+    if dbt_load is None or getattr(dbt_load, "cdc_routed", False):
+        return dbt_load is not None
+
+    def load(self):
+        unit_test_manifest = dbt_load(self)
+        if not unit_test_manifest.flat_graph:
+            unit_test_manifest.flat_graph = self.manifest.flat_graph
+        return unit_test_manifest
+
+    load.cdc_routed = True
+    load.__wrapped__ = dbt_load
+    UnitTestManifestLoader.load = load
+    return True
