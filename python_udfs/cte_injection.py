@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from sqlparse import lexer
 from sqlparse import tokens as T
 
+from python_udfs.dbt_routes import route
+
 
 def inject_ctes_into_sql(sql: str, ctes: Sequence, dbt_inject: Callable[[str, Sequence], str]) -> str:
     """dbt's injection of `ctes` (objects with a `.sql` of `" name as (...)"`) into `sql`, found
@@ -53,14 +55,7 @@ def install() -> bool:
     this dbt has no `dbt.compilation.inject_ctes_into_sql` to route."""
     import dbt.compilation
 
-    dbt_inject = getattr(dbt.compilation, "inject_ctes_into_sql", None)
-    if dbt_inject is None or getattr(dbt_inject, "cdc_routed", False):
-        return dbt_inject is not None
+    def routed_version(dbt_inject: Callable[[str, Sequence], str]) -> Callable[[str, Sequence], str]:
+        return lambda sql, ctes: inject_ctes_into_sql(sql, ctes, dbt_inject)
 
-    def routed(sql: str, ctes: Sequence) -> str:
-        return inject_ctes_into_sql(sql, ctes, dbt_inject)
-
-    routed.cdc_routed = True
-    routed.__wrapped__ = dbt_inject
-    dbt.compilation.inject_ctes_into_sql = routed
-    return True
+    return route(dbt.compilation, "inject_ctes_into_sql", routed_version)

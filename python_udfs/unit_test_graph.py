@@ -10,23 +10,21 @@ This hands the unit-test manifest the project manifest's graph. Under plain `dbt
 
 from __future__ import annotations
 
+from python_udfs.dbt_routes import route
+
 
 def install() -> bool:
     """Give the manifests dbt builds for unit tests the project's graph; False (nothing changed)
     when this dbt has no `UnitTestManifestLoader.load` to wrap."""
     from dbt.parser.unit_tests import UnitTestManifestLoader
 
-    dbt_load = getattr(UnitTestManifestLoader, "load", None)
-    if dbt_load is None or getattr(dbt_load, "cdc_routed", False):
-        return dbt_load is not None
+    def routed_version(dbt_load):
+        def load(self):
+            unit_test_manifest = dbt_load(self)
+            if not unit_test_manifest.flat_graph:
+                unit_test_manifest.flat_graph = self.manifest.flat_graph
+            return unit_test_manifest
 
-    def load(self):
-        unit_test_manifest = dbt_load(self)
-        if not unit_test_manifest.flat_graph:
-            unit_test_manifest.flat_graph = self.manifest.flat_graph
-        return unit_test_manifest
+        return load
 
-    load.cdc_routed = True
-    load.__wrapped__ = dbt_load
-    UnitTestManifestLoader.load = load
-    return True
+    return route(UnitTestManifestLoader, "load", routed_version)
