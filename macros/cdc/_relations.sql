@@ -47,10 +47,14 @@
     whose rows it wrote (table property `cdc_merged_by_invocation`: `<invocation_id>:<vendor>,...`,
     `*` for a full build), so that models reading it later in the same run can tell. -#}
 {% macro _cdc_remember_merge_invocation(relation, vendors=none) %}
-    {%- set merged = '*' if vendors is none else vendors | join(',') -%}
     {%- call statement('cdc_remember_merge_invocation') -%}
-        alter table {{ relation }} set tblproperties ('cdc_merged_by_invocation' = '{{ invocation_id }}:{{ merged }}')
+        alter table {{ relation }} set tblproperties ('cdc_merged_by_invocation' = '{{ _cdc_merge_invocation(vendors) }}')
     {%- endcall -%}
+{% endmacro %}
+
+{#- The value of `cdc_merged_by_invocation`: this invocation, then the vendors merged (`*`: all). -#}
+{% macro _cdc_merge_invocation(vendors=none) %}
+    {{ return(invocation_id ~ ':' ~ ('*' if vendors is none else vendors | join(','))) }}
 {% endmacro %}
 
 {#- The vendors whose rows a staging table holds: the batch's, by key; on parquet every vendor with
@@ -156,9 +160,11 @@ untouched_rows as (
     table (_cdc_add_rows_to_delete). -#}
 {% macro _cdc_rows_to_publish(events, columns, incremental) %}
     {%- set by_key = incremental and cdc_merges_by_key() -%}
+    {%- set watermark = _cdc_newest_loaded_at(events) -%}
+{{ cdc_watermark_marker(watermark) }}
 select
     *,
-    {{ _cdc_newest_loaded_at(events) }} as _cdc_watermark
+    {{ watermark }} as _cdc_watermark
 from (
     select {{ columns | join(', ') }}{{ ', false as _cdc_delete' if by_key }} from recomputed_rows
     {%- if incremental and not by_key %}
@@ -222,6 +228,22 @@ from (
         left anti join {{ staging }} as recomputed
             on {{ cdc_null_safe_equal(unique_key, 'stored', 'recomputed') }}
     {%- endcall -%}
+{% endmacro %}
+
+{#- The comment line by which a cdc_merge model's SQL names its watermark, the expression of its
+    `_cdc_watermark` column (_cdc_rows_to_publish), so that a full build can record it without reading
+    its rows back (_cdc_marked_watermark; DECISIONLOG D47). -#}
+{% macro cdc_watermark_marker(expression) %}
+    {%- if expression is none or expression is not string or '\n' in expression or expression | trim == '' -%}
+        {{ exceptions.raise_compiler_error("cdc_watermark_marker needs the watermark's SQL expression on one line, e.g. cdc_watermark_marker('timestamp_micros(1700000000000000)'); got " ~ expression) }}
+    {%- endif -%}
+    {{ return('-- cdc_merge watermark: ' ~ expression) }}
+{% endmacro %}
+
+{#- The watermark expression a cdc_merge model's SQL names with cdc_watermark_marker, or none. -#}
+{% macro _cdc_marked_watermark(sql) %}
+    {%- set found = modules.re.search('^-- cdc_merge watermark: (.+)$', sql, modules.re.MULTILINE) -%}
+    {{ return(found.group(1) | trim if found else none) }}
 {% endmacro %}
 
 {#- The comment a cdc_merge model's SQL starts with when no change event arrived since its last

@@ -11,7 +11,9 @@
     delete branch and a sequence guard, which writes in proportion to the batch (deletion
     vectors on delta); then record the watermark and
     drop the staging table. Spark cannot overwrite a table it reads, hence the staging table; it
-    is kept until publishing succeeded, so a crash in between is repaired by the next run. -#}
+    is kept until publishing succeeded, so a crash in between is repaired by the next run. A first
+    build or --full-refresh reads no stored row, so a model whose SQL names its watermark
+    (cdc_watermark_marker) is written straight into the target, once (_cdc_build_whole). -#}
 {% materialization cdc_merge, adapter='spark' %}
     {%- set unique_key = config.get('unique_key') -%}
     {%- set sequence_column = config.get('sequence_column') -%}
@@ -59,6 +61,14 @@
     {%- call statement('cdc_drop_old_staging') -%}
         drop table if exists {{ staging }}
     {%- endcall -%}
+    {%- set marked_watermark = _cdc_marked_watermark(sql) -%}
+    {%- if not incremental and marked_watermark is not none -%}
+        {{ _cdc_build_whole(target, watermark, file_format, marked_watermark) }}
+        {{ run_hooks(post_hooks) }}
+        {{ adapter.commit() }}
+        {{ return({'relations': [target]}) }}
+    {%- endif -%}
+
     {%- call statement('main') -%}
         create table {{ staging_in_progress }} using parquet as
         {{ sql }}
@@ -111,7 +121,47 @@ cdc_merge model {{ this.identifier }}: set unique_key to the list of columns tha
     {{ return(names) }}
 {% endmacro %}
 
-{#- First run or --full-refresh: the staging table becomes the whole target. -#}
+{#- First run or --full-refresh of a model whose SQL names its watermark (cdc_watermark_marker, as
+    _cdc_rows_to_publish does): its rows become the whole target in one write, straight from the
+    model's SQL, which reads no stored row then. Nothing is staged: a run killed before the table
+    exists builds it again. The table properties are written with it; the watermark is the marked
+    expression, recorded when there was an event. DECISIONLOG D47. -#}
+{% macro _cdc_build_whole(target, watermark, file_format, watermark_expression) %}
+    {%- set properties = {'cdc_merged_by_invocation': _cdc_merge_invocation()} -%}
+    {%- if config.get('cdc_follows_table_config') -%}
+        {%- do properties.update({'cdc_table_config_md5': cdc_table_config_md5()}) -%}
+    {%- endif -%}
+    {%- call statement('cdc_drop_target') -%}
+        drop table if exists {{ target }}
+    {%- endcall -%}
+    {%- call statement('main') -%}
+        create table {{ target }}
+        using {{ file_format }}
+        partitioned by (_bucket)
+        tblproperties ({% for name, value in properties.items() %}'{{ name }}' = '{{ value }}'{{ ', ' if not loop.last }}{% endfor %})
+        as select * except (_cdc_watermark) from (
+        {{ sql }}
+        ) as rows_to_publish
+    {%- endcall -%}
+    {{ _cdc_reset_watermark(watermark) }}
+    {%- call statement('cdc_record_watermark') -%}
+        insert into {{ watermark }}
+        select {{ watermark_expression }}, current_timestamp()
+        where {{ watermark_expression }} is not null
+    {%- endcall -%}
+{% endmacro %}
+
+{% macro _cdc_reset_watermark(watermark) %}
+    {%- call statement('cdc_reset_watermark') -%}
+        drop table if exists {{ watermark }}
+    {%- endcall -%}
+    {%- call statement('cdc_create_watermark') -%}
+        create table {{ watermark }} (max_loaded_at timestamp, merged_at timestamp) using parquet
+    {%- endcall -%}
+{% endmacro %}
+
+{#- First run or --full-refresh of a model whose SQL names no watermark: the staging table becomes
+    the whole target. -#}
 {% macro _cdc_replace(target, staging, watermark, file_format) %}
     {%- set columns = _cdc_published_columns(staging) -%}
     {%- call statement('cdc_drop_target') -%}
@@ -124,12 +174,7 @@ cdc_merge model {{ this.identifier }}: set unique_key to the list of columns tha
         as select {{ columns | join(', ') }} from {{ staging }}
     {%- endcall -%}
     {{ _cdc_remember_table_config(target) }}
-    {%- call statement('cdc_reset_watermark') -%}
-        drop table if exists {{ watermark }}
-    {%- endcall -%}
-    {%- call statement('cdc_create_watermark') -%}
-        create table {{ watermark }} (max_loaded_at timestamp, merged_at timestamp) using parquet
-    {%- endcall -%}
+    {{ _cdc_reset_watermark(watermark) }}
     {{ _cdc_record_watermark(staging, watermark) }}
 {% endmacro %}
 

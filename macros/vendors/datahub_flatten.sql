@@ -78,7 +78,7 @@
     case
         when {{ cdc_json_type(value) }} = 'object' then {{ value }}
         when {{ cdc_json_type(value) }} = 'string' and not {{ cdc_is_blank(cdc_json_string(value)) }}
-            then {{ cdc_json_document("regexp_replace(" ~ cdc_json_string(value) ~ ", '^\\\\uFEFF+', '')") }}
+            then {{ cdc_json_document(cdc_strip_bom(cdc_json_string(value))) }}
     end
 {%- endmacro %}
 
@@ -88,7 +88,7 @@
     a condition the branches also need (e.g. the op that reads the field). -#}
 {% macro datahub_object_problems(value, parsed, name, required=false, guard='true') %}
     {{- _datahub_require('datahub_object_problems', {'value': value, 'parsed': parsed, 'name': name}, "datahub_object_problems('record_fields.payload', 'payload', 'payload', required=true)") -}}
-    {%- set text = "regexp_replace(" ~ cdc_json_string(value) ~ ", '^\\\\uFEFF+', '')" -%}
+    {%- set text = cdc_strip_bom(cdc_json_string(value)) -%}
     {%- set is_text = "(" ~ cdc_json_type(value) ~ " = 'string' and not " ~ cdc_is_blank(cdc_json_string(value)) ~ ")" -%}
     {#- unset: missing, JSON null or "", also as the JSON text of one -#}
     {%- set unset = "(case when " ~ is_text ~ " then coalesce(" ~ cdc_json_type(parsed) ~ " = 'null' or " ~ cdc_json_string(parsed) ~ " = '', false)"

@@ -61,6 +61,7 @@ def test_every_vendor_workload_end_to_end(cdc_project):
     ]
     workload_checks.run_end_to_end(cdc_project, cases)
     assert _state_table_formats(cdc_project) == {"delta" if delta_jars() else "parquet"}
+    _assert_written_once_by_the_full_refresh(cdc_project)
 
     # a killed run's staging tables are published again by the next run, which converges
     _leave_an_unfinished_publish(cdc_project)
@@ -78,6 +79,23 @@ def test_every_vendor_workload_end_to_end(cdc_project):
             assert set(new_commits.values()) == {"SET TBLPROPERTIES"}, (table, new_commits)
 
 
+def _assert_written_once_by_the_full_refresh(project) -> None:
+    """The full refresh that run_end_to_end ends with wrote each state table once, straight from
+    its SQL (DECISIONLOG D47): no staging table, one Delta commit that also holds the table
+    properties, and a watermark the next run reads."""
+    assert not project.sql("show tables in cdc_intermediate like '*__cdc_staging*'")
+    on_delta = _state_table_formats(project) == {"delta"}
+    for table in STATE_TABLES:
+        if on_delta:
+            assert _table_versions(project, table) == {0: "CREATE TABLE AS SELECT"}, table
+        properties = {row["key"]: row["value"] for row in project.sql(f"show tblproperties {table}")}
+        assert properties["cdc_merged_by_invocation"].endswith(":*"), (table, properties)
+        assert len(properties["cdc_table_config_md5"]) == 32, (table, properties)
+        watermarks = project.sql(f"select max_loaded_at from {table}__cdc_watermark")
+        newest = project.sql("select max(loaded_at) as newest from cdc_intermediate.int_cdc__change_events")
+        assert [row["max_loaded_at"] for row in watermarks] == [newest[0]["newest"]], table
+
+
 def _table_versions(project, table: str) -> dict[int, str]:
     """A Delta table's commits: version -> operation (empty for a parquet table)."""
     if not delta_jars():
@@ -90,3 +108,4 @@ def test_a_workload_on_parquet_state_tables(cdc_project):
     workload_checks.run_end_to_end(cdc_project, [
         workload_checks.Case("debezium", debezium.build_workload(WORKLOAD_SEED + 1), WORKLOAD_SEED + 1)])
     assert _state_table_formats(cdc_project) == {"parquet"}
+    _assert_written_once_by_the_full_refresh(cdc_project)

@@ -34,12 +34,12 @@ blocks as (
         case
             when {{ cdc_json_type('event_fields.payload') }} = 'object' then event_fields.payload
             when {{ cdc_json_type('event_fields.payload') }} = 'string'
-                then {{ cdc_json_document("regexp_replace(cast(event_fields.payload as string), '^\\uFEFF+', '')") }}
+                then {{ cdc_json_document(cdc_strip_bom('cast(event_fields.payload as string)')) }}
         end as payload,
         case
             when {{ cdc_json_type('event_fields.source_metadata') }} = 'object' then event_fields.source_metadata
             when {{ cdc_json_type('event_fields.source_metadata') }} = 'string'
-                then {{ cdc_json_document("regexp_replace(cast(event_fields.source_metadata as string), '^\\uFEFF+', '')") }}
+                then {{ cdc_json_document(cdc_strip_bom('cast(event_fields.source_metadata as string)')) }}
         end as source_metadata
     from events
 ),

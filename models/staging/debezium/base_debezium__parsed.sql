@@ -45,7 +45,7 @@ messages as (
         case
             when not is_wrapper then record
             when {{ cdc_json_type('record_fields.value') }} = 'string'
-                then {{ cdc_json_document("regexp_replace(cast(record_fields.value as string), '^\\uFEFF+', '')") }}
+                then {{ cdc_json_document(cdc_strip_bom('cast(record_fields.value as string)')) }}
             else record_fields.value
         end as message,
         case
@@ -321,7 +321,7 @@ decided as (
                 then named_struct('kind', 'quarantine', 'code', 'not_an_object', 'detail', concat('the record is a JSON ', {{ cdc_json_type('record') }}, ', not an object'))
             -- Kafka record wrapper: a null value is a tombstone (D9)
             when value_type = 'null' then named_struct('kind', 'control', 'code', 'tombstone', 'detail', null)
-            when value_type = 'string' and {{ cdc_is_blank("regexp_replace(cast(record_fields.value as string), '^\\uFEFF+', '')") }}
+            when value_type = 'string' and {{ cdc_is_blank(cdc_strip_bom('cast(record_fields.value as string)')) }}
                 then named_struct('kind', 'quarantine', 'code', 'empty_record', 'detail', 'the Kafka record value is empty or whitespace only')
             when value_type = 'string' and message is null
                 then named_struct('kind', 'quarantine', 'code', 'invalid_json', 'detail', 'the Kafka record value is not one valid JSON document')

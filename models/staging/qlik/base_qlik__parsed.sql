@@ -48,7 +48,7 @@ wrapped as (
         case when is_wrapper then {{ qlik_kafka_time_us('record_fields.timestamp') }} end as kafka_time_us,
         case
             when is_wrapper and {{ cdc_json_type('record_fields.value') }} = 'string'
-                then regexp_replace(cast(record_fields.value as string), '^\uFEFF+', '')
+                then {{ cdc_strip_bom('cast(record_fields.value as string)') }}
         end as value_text
     from records
 ),
@@ -78,7 +78,7 @@ kinds as (
         {{ cdc_json_type(outer_fields ~ '.message') }} as inner_type,
         case
             when {{ cdc_json_type(outer_fields ~ '.message') }} = 'string'
-                then regexp_replace(cast({{ outer_fields }}.message as string), '^\uFEFF+', '')
+                then {{ cdc_strip_bom('cast(' ~ outer_fields ~ '.message as string)') }}
         end as inner_text
     from outers
 ),
