@@ -36,11 +36,17 @@
 
 {#- After a model that follows the per-table configuration was built in full: remember with which. -#}
 {% macro _cdc_remember_table_config(relation) %}
-    {%- if config.get('cdc_follows_table_config') -%}
+    {%- for name, value in _cdc_table_config_property().items() -%}
         {%- call statement('cdc_remember_table_config') -%}
-            alter table {{ relation }} set tblproperties ('cdc_table_config_md5' = '{{ cdc_table_config_md5() }}')
+            alter table {{ relation }} set tblproperties ('{{ name }}' = '{{ value }}')
         {%- endcall -%}
-    {%- endif -%}
+    {%- endfor -%}
+{% endmacro %}
+
+{#- The table property a model that follows the per-table configuration keeps (name -> value), or
+    none (an empty dict) for any other model. -#}
+{% macro _cdc_table_config_property() %}
+    {{ return({'cdc_table_config_md5': cdc_table_config_md5()} if config.get('cdc_follows_table_config') else {}) }}
 {% endmacro %}
 
 {#- After a cdc_merge model wrote new rows: remember the dbt invocation that did and the vendors

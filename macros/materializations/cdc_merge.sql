@@ -61,8 +61,8 @@
     {%- call statement('cdc_drop_old_staging') -%}
         drop table if exists {{ staging }}
     {%- endcall -%}
-    {%- set marked_watermark = _cdc_marked_watermark(sql) -%}
-    {%- if not incremental and marked_watermark is not none -%}
+    {%- set marked_watermark = none if incremental else _cdc_marked_watermark(sql) -%}
+    {%- if marked_watermark is not none -%}
         {{ _cdc_build_whole(target, watermark, file_format, marked_watermark) }}
         {{ run_hooks(post_hooks) }}
         {{ adapter.commit() }}
@@ -128,26 +128,35 @@ cdc_merge model {{ this.identifier }}: set unique_key to the list of columns tha
     expression, recorded when there was an event. DECISIONLOG D47. -#}
 {% macro _cdc_build_whole(target, watermark, file_format, watermark_expression) %}
     {%- set properties = {'cdc_merged_by_invocation': _cdc_merge_invocation()} -%}
-    {%- if config.get('cdc_follows_table_config') -%}
-        {%- do properties.update({'cdc_table_config_md5': cdc_table_config_md5()}) -%}
-    {%- endif -%}
-    {%- call statement('cdc_drop_target') -%}
-        drop table if exists {{ target }}
-    {%- endcall -%}
-    {%- call statement('main') -%}
-        create table {{ target }}
-        using {{ file_format }}
-        partitioned by (_bucket)
-        tblproperties ({% for name, value in properties.items() %}'{{ name }}' = '{{ value }}'{{ ', ' if not loop.last }}{% endfor %})
-        as select * except (_cdc_watermark) from (
+    {%- do properties.update(_cdc_table_config_property()) -%}
+    {%- set rows -%}
+        select * except (_cdc_watermark) from (
         {{ sql }}
         ) as rows_to_publish
-    {%- endcall -%}
+    {%- endset -%}
+    {{ _cdc_create_target(target, file_format, rows, properties, statement_name='main') }}
     {{ _cdc_reset_watermark(watermark) }}
     {%- call statement('cdc_record_watermark') -%}
         insert into {{ watermark }}
         select {{ watermark_expression }}, current_timestamp()
         where {{ watermark_expression }} is not null
+    {%- endcall -%}
+{% endmacro %}
+
+{#- A state table `target` (dropped first) created from `query`: `file_format`, partitioned by
+    `_bucket`, with the table properties `properties` (name -> value). -#}
+{% macro _cdc_create_target(target, file_format, query, properties={}, statement_name='cdc_create_target') %}
+    {%- call statement('cdc_drop_target') -%}
+        drop table if exists {{ target }}
+    {%- endcall -%}
+    {%- call statement(statement_name) -%}
+        create table {{ target }}
+        using {{ file_format }}
+        partitioned by (_bucket)
+        {%- if properties %}
+        tblproperties ({% for name, value in properties.items() %}'{{ name }}' = '{{ value }}'{{ ', ' if not loop.last }}{% endfor %})
+        {%- endif %}
+        as {{ query }}
     {%- endcall -%}
 {% endmacro %}
 
@@ -164,15 +173,7 @@ cdc_merge model {{ this.identifier }}: set unique_key to the list of columns tha
     the whole target. -#}
 {% macro _cdc_replace(target, staging, watermark, file_format) %}
     {%- set columns = _cdc_published_columns(staging) -%}
-    {%- call statement('cdc_drop_target') -%}
-        drop table if exists {{ target }}
-    {%- endcall -%}
-    {%- call statement('cdc_create_target') -%}
-        create table {{ target }}
-        using {{ file_format }}
-        partitioned by (_bucket)
-        as select {{ columns | join(', ') }} from {{ staging }}
-    {%- endcall -%}
+    {{ _cdc_create_target(target, file_format, 'select ' ~ columns | join(', ') ~ ' from ' ~ staging) }}
     {{ _cdc_remember_table_config(target) }}
     {{ _cdc_reset_watermark(watermark) }}
     {{ _cdc_record_watermark(staging, watermark) }}
