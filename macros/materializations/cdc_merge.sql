@@ -6,10 +6,11 @@
     the complete new content of every bucket it touches, plus a `_cdc_watermark` column (the
     newest `loaded_at` it read). Steps: build `<model>__cdc_staging`, then publish it: on parquet
     an INSERT OVERWRITE of those partitions (dynamic partition overwrite); on delta / iceberg /
-    hudi the model SQL returns only the affected keys' rows, to which the stored rows to delete
-    are added flagged `_cdc_delete` (_cdc_add_rows_to_delete), published by a MERGE INTO with a
-    delete branch and a sequence guard, which writes in proportion to the batch (deletion
-    vectors on delta); then record the watermark and
+    hudi the model SQL returns only the affected keys' rows (`<model>__cdc_recomputed`), of which
+    the staging table keeps those that change a stored row, with the stored rows to delete
+    flagged `_cdc_delete` (_cdc_stage_changes), published by a MERGE INTO with a delete branch
+    and a sequence guard, which writes in proportion to the batch (deletion vectors on delta);
+    then record the watermark and
     drop the staging table. Spark cannot overwrite a table it reads, hence the staging table; it
     is kept until publishing succeeded, so a crash in between is repaired by the next run. A first
     build or --full-refresh reads no stored row, so a model whose SQL names its watermark
@@ -21,6 +22,7 @@
     {{ _cdc_validate_merge_config(unique_key, sequence_column, file_format) }}
 
     {%- set target = this.incorporate(type='table') -%}
+    {%- set recomputed = _cdc_side_relation('recomputed') -%}
     {%- set staging_in_progress = _cdc_side_relation('staging_in_progress') -%}
     {%- set staging = _cdc_side_relation('staging') -%}
     {%- set watermark = _cdc_side_relation('watermark') -%}
@@ -58,6 +60,9 @@
     {%- call statement('cdc_drop_unfinished_staging') -%}
         drop table if exists {{ staging_in_progress }}
     {%- endcall -%}
+    {%- call statement('cdc_drop_unfinished_recomputation') -%}
+        drop table if exists {{ recomputed }}
+    {%- endcall -%}
     {%- call statement('cdc_drop_old_staging') -%}
         drop table if exists {{ staging }}
     {%- endcall -%}
@@ -69,12 +74,33 @@
         {{ return({'relations': [target]}) }}
     {%- endif -%}
 
-    {%- call statement('main') -%}
-        create table {{ staging_in_progress }} using parquet as
-        {{ sql }}
-    {%- endcall -%}
-    {%- if incremental and cdc_merges_by_key() -%}
-        {{ _cdc_add_rows_to_delete(target, staging_in_progress, unique_key) }}
+    {%- if incremental and cdc_merges_by_key() and _cdc_may_delete_rows(unique_key) -%}
+        {#- the model's rows first, then only what changes: the staging table to publish -#}
+        {%- call statement('main') -%}
+            create table {{ recomputed }} using parquet as
+            {{ sql }}
+        {%- endcall -%}
+        {{ _cdc_stage_changes(target, recomputed, staging_in_progress, unique_key) }}
+        {%- if run_query('select 1 from ' ~ staging_in_progress ~ ' limit 1') | length == 0 -%}
+            {#- the batch changes no stored row (e.g. a file delivered again): nothing to publish,
+                but its events are merged, so the watermark moves on -#}
+            {{ log("cdc_merge: " ~ this.identifier ~ ": the new change events change no stored row", info=false) }}
+            {{ _cdc_record_watermark(recomputed, watermark) }}
+            {%- call statement('cdc_drop_unfinished_staging') -%}
+                drop table if exists {{ staging_in_progress }}
+            {%- endcall -%}
+            {{ run_hooks(post_hooks) }}
+            {{ adapter.commit() }}
+            {{ return({'relations': [target]}) }}
+        {%- endif -%}
+        {%- call statement('cdc_drop_recomputed') -%}
+            drop table if exists {{ recomputed }}
+        {%- endcall -%}
+    {%- else -%}
+        {%- call statement('main') -%}
+            create table {{ staging_in_progress }} using parquet as
+            {{ sql }}
+        {%- endcall -%}
     {%- endif -%}
     {%- call statement('cdc_staging_complete') -%}
         alter table {{ staging_in_progress }} rename to {{ staging }}
