@@ -36,6 +36,13 @@ PROJECT_DIR = Path(__file__).resolve().parents[1]
 # a landing folder given as a URI (s3a://bucket/landing, file:/data/landing) is passed to Spark as is
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:/")
 LOG4J_CONFIG = Path(__file__).resolve().with_name("log4j2.properties")
+# The driver JVM's garbage collector. The local session runs batch queries on two cores, where the
+# parallel collector gives more time to the queries than G1, Java's default (DECISIONLOG D49:
+# 10^6 Debezium events, a full build 7-10 % and a 1 % batch about 7 % faster).
+DRIVER_GC_OPTION = "-XX:+UseParallelGC"
+# a collector chosen in these variables wins: the JVM refuses to start with two
+_JAVA_ENV_OPTIONS = ("JDK_JAVA_OPTIONS", "JAVA_TOOL_OPTIONS")
+_GC_CHOICE = re.compile(r"-XX:\+Use\w*GC\b")
 
 
 def _fail(message: str) -> None:
@@ -150,6 +157,7 @@ def build_spark_session(master: str | None = None, *, app_name: str = "cdc-dbt",
                 metastore_url or f"jdbc:derby:;databaseName={spark_dir / 'metastore_db'};create=true")
         .config("spark.driver.extraJavaOptions",
                 f"-Dderby.system.home={spark_dir} -Duser.timezone=UTC -Dlog4j.configurationFile={LOG4J_CONFIG} "
+                + driver_gc_option()
                 + (class_archive_options() if java_options is None else java_options))
         .config("spark.executor.extraJavaOptions", "-Duser.timezone=UTC")
         .config("spark.ui.enabled", "false")
@@ -182,6 +190,14 @@ def build_spark_session(master: str | None = None, *, app_name: str = "cdc-dbt",
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def driver_gc_option() -> str:
+    """DRIVER_GC_OPTION and a space, or '' when JDK_JAVA_OPTIONS or JAVA_TOOL_OPTIONS choose a
+    collector themselves (their choice is kept)."""
+    if any(_GC_CHOICE.search(os.environ.get(name, "")) for name in _JAVA_ENV_OPTIONS):
+        return ""
+    return DRIVER_GC_OPTION + " "
 
 
 class SparkStartError(RuntimeError):

@@ -19,7 +19,7 @@ with
 {{ _cdc_affected_keys(events) }}
 {{ _cdc_untouched_rows(history_columns) if not cdc_merges_by_key() }}
 {% endif %}
-{{ _cdc_key_timelines(events, incremental) }}
+{{ _cdc_key_timelines(events, incremental, join_hint=_cdc_affected_keys_hint(events) if incremental else '') }}
 
 versions as (
     select
@@ -77,10 +77,11 @@ recomputed_rows as (
 
 {#- CTEs ending in `timelines`: per key, its unique events (and the truncates of its table)
     sorted into one array. The events are distributed by key once; every later step groups by
-    the key and more, so Spark shuffles them only that once. -#}
-{% macro _cdc_key_timelines(events, incremental) %}
+    the key and more, so Spark shuffles them only that once. `join_hint`: a hint for the join with
+    affected_keys (_cdc_affected_keys_hint), or ''. -#}
+{% macro _cdc_key_timelines(events, incremental, join_hint='') %}
 keyed_events as (
-    select keyed.*
+    select {{ join_hint ~ ' ' if join_hint }}keyed.*
     from {{ events }} as keyed
     {%- if incremental %}
     left semi join affected_keys
