@@ -175,8 +175,11 @@ text_files as (
 text_lines as (
     select
         *,
-        -- the final newline ends the last record, it does not start an empty one
-        split(regexp_replace(body, '\n$', ''), '\n') as lines
+        -- the final newline ends the last record, it does not start an empty one; only that one
+        -- (a blank line before it is a record). Not the regular expression '\n$', whose `$` also
+        -- matches before a final newline, so that it dropped one blank line, and which scans the
+        -- whole text (DECISIONLOG D49)
+        split(case when endswith(body, '\n') then left(body, length(body) - 1) else body end, '\n') as lines
     from text_files
 ),
 
@@ -203,8 +206,12 @@ text_records as (
         case shape
             when 'empty' then cast(array() as array<string>)
             -- CRLF lines lose their carriage returns; a trim, not a regular expression per line,
-            -- which took a third of the split of a large file (D34)
-            when 'lines' then transform(lines, line -> trim(trailing '\r' from line))
+            -- which took a third of the split of a large file (D34), and only in a file that has
+            -- one: the trim copies every line (D49)
+            when 'lines' then case
+                when contains(body, '\r') then transform(lines, line -> trim(trailing '\r' from line))
+                else lines
+            end
             when 'array' then transform(from_json(body, 'array<string>'), element -> coalesce(element, 'null'))
             when 'object' then case
                 -- an object whose values are all messages, none of its keys an envelope field

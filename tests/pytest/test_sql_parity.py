@@ -37,6 +37,10 @@ def test_landing_files_split_like_the_python_reader(cdc_project):
     # no text conformance file has Windows line ends (an empty line among them)
     crlf = cdc_project.landing_dir / "debezium" / "windows-line-ends.jsonl"
     crlf.write_bytes(b'{"op": "c", "n": 1}\r\n{"op": "u", "n": 2}\r\n\r\n{"op": "d"}\r\n')
+    # only the final newline ends a record: the blank lines before it are records (the regular
+    # expression the split used before D49 dropped one of them)
+    blank_end = cdc_project.landing_dir / "debezium" / "blank-lines-at-the-end.jsonl"
+    blank_end.write_bytes(b'{"op": "c", "n": 1}\n{"op": "u", "n": 2}\n\n\n')
     compared, problems = landing_problems(cdc_project, LANDING_FOLDERS)
     assert set(compared) == set(LANDING_FOLDERS) and all(compared.values()), compared
     assert not problems, "\n".join(problems[:8])
