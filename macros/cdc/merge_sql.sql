@@ -9,19 +9,25 @@
 {#- MERGE INTO for table formats with row-level operations. The staging table holds the
     recomputed rows of the keys a batch touched, and, flagged `_cdc_delete`, the stored rows of
     those keys that are gone (their versions were renumbered or retired): those are deleted; a
-    row only replaces a stored row whose sequence is not newer (the guard) and only when one of
-    its other columns differs (the key's are equal, the match says so): a batch recomputes every version of a key it touches, but usually changes
-    only the last, and a row left alone is not rewritten (deletion vectors mark only replaced
-    rows). Publishing the same staging table twice gives the same table, so a run killed after the
-    MERGE converges, and the second publish writes nothing. -#}
-{% macro cdc_merge_into_sql(target, staging, columns, unique_key, sequence_column) %}
+    row only replaces a stored row whose sequence is not newer (the guard) and, unless
+    `changed_rows_only`, only when one of its other columns differs (the key's are equal, the match
+    says so): a batch recomputes every version of a key it touches, but usually changes only the
+    last, and a row left alone is not rewritten (deletion vectors mark only replaced rows).
+    Publishing the same staging table twice gives the same table, so a run killed after the MERGE
+    converges, and with the check the second publish writes nothing. `changed_rows_only`: the
+    staging table was built against the target as it is now and holds only rows that differ from
+    their stored row (_cdc_stage_changes), so the check is left out: it made Delta read every
+    column of every file a matched row is in (DECISIONLOG D50). -#}
+{% macro cdc_merge_into_sql(target, staging, columns, unique_key, sequence_column, changed_rows_only=false) %}
     -- cdc_merge: MERGE INTO with a delete branch and a sequence guard
     merge into {{ target }} as target
     using (select {{ columns | join(', ') }}, _cdc_delete from {{ staging }}) as source
     on {{ cdc_null_safe_equal(unique_key, 'target', 'source') }}
     when matched and source._cdc_delete then delete
     when matched and source.{{ sequence_column }} >= target.{{ sequence_column }}
-        and not ({{ cdc_null_safe_equal(columns | reject('in', unique_key) | list, 'target', 'source') }}) then update set
+        {%- if not changed_rows_only %}
+        and not ({{ cdc_null_safe_equal(columns | reject('in', unique_key) | list, 'target', 'source') }})
+        {%- endif %} then update set
         {% for column in columns %}{{ column }} = source.{{ column }}{% if not loop.last %}, {% endif %}{% endfor %}
     when not matched and not source._cdc_delete then insert ({{ columns | join(', ') }})
         values ({% for column in columns %}source.{{ column }}{% if not loop.last %}, {% endif %}{% endfor %})

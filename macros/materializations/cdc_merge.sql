@@ -74,7 +74,8 @@
         {{ return({'relations': [target]}) }}
     {%- endif -%}
 
-    {%- if incremental and cdc_merges_by_key() and _cdc_may_delete_rows(unique_key) -%}
+    {%- set stages_changes = incremental and cdc_merges_by_key() and _cdc_may_delete_rows(unique_key) -%}
+    {%- if stages_changes -%}
         {#- the model's rows first, then only what changes: the staging table to publish -#}
         {%- call statement('main') -%}
             create table {{ recomputed }} using parquet as
@@ -108,7 +109,7 @@
 
     {%- if incremental -%}
         {%- set merged_vendors = _cdc_vendors_in(staging) -%}
-        {{ _cdc_publish(target, staging, watermark, file_format, unique_key, sequence_column) }}
+        {{ _cdc_publish(target, staging, watermark, file_format, unique_key, sequence_column, changed_rows_only=stages_changes) }}
     {%- else -%}
         {%- set merged_vendors = none -%}
         {{ _cdc_replace(target, staging, watermark, file_format) }}
@@ -205,8 +206,11 @@ cdc_merge model {{ this.identifier }}: set unique_key to the list of columns tha
     {{ _cdc_record_watermark(staging, watermark) }}
 {% endmacro %}
 
-{#- Incremental run: the staging table replaces the buckets it covers. -#}
-{% macro _cdc_publish(target, staging, watermark, file_format, unique_key, sequence_column) %}
+{#- Incremental run: the staging table replaces the buckets it covers. `changed_rows_only`: the
+    staging table holds only rows that differ from the target as it is (_cdc_stage_changes, built
+    in this run), so the MERGE need not compare them again; false when finishing a publish a
+    stopped run left, whose MERGE may have committed already. -#}
+{% macro _cdc_publish(target, staging, watermark, file_format, unique_key, sequence_column, changed_rows_only=false) %}
     {%- set columns = _cdc_published_columns(staging) -%}
     {%- if file_format == 'parquet' -%}
         {%- call statement('cdc_overwrite_buckets') -%}
@@ -214,7 +218,7 @@ cdc_merge model {{ this.identifier }}: set unique_key to the list of columns tha
         {%- endcall -%}
     {%- else -%}
         {%- call statement('cdc_merge_into') -%}
-            {{ cdc_merge_into_sql(target, staging, columns, unique_key, sequence_column) }}
+            {{ cdc_merge_into_sql(target, staging, columns, unique_key, sequence_column, changed_rows_only) }}
         {%- endcall -%}
     {%- endif -%}
     {{ _cdc_record_watermark(staging, watermark) }}

@@ -44,6 +44,23 @@ def test_merge_into_has_a_delete_branch_and_a_sequence_guard():
     assert "target.pk <=> source.pk" in sql
 
 
+def test_merge_into_of_changed_rows_only_keeps_the_guard_and_drops_the_column_check():
+    """A staging table of rows known to differ (D50): no column comparison, which would make Delta
+    read every column of the files it touches; the sequence guard and the delete branch stay."""
+    arguments = dict(target="cdc_intermediate.int_cdc__history_merged",
+                     staging="cdc_intermediate.int_cdc__history_merged__cdc_staging", columns=COLUMNS,
+                     unique_key=["source_vendor", "source_table", "pk"], sequence_column="sequence")
+    checked = render("cdc_merge_into_sql", **arguments)
+    unchecked = render("cdc_merge_into_sql", changed_rows_only=True, **arguments)
+    assert "and not (" in checked and "and not (" not in unchecked
+    assert "when matched and source.sequence >= target.sequence then update set" in unchecked
+    assert "when matched and source._cdc_delete then delete" in unchecked
+    assert "target.row <=> source.row" not in unchecked
+    # everything else is the same statement
+    assert checked.replace(checked[checked.index("\n        and not ("):checked.index(") then update set") + 1], "") \
+        == unchecked
+
+
 @pytest.mark.spark
 def test_merge_into_parses_with_sparks_parser(spark_parser):
     sql = render("cdc_merge_into_sql", target="cdc_marts.cdc_history",
@@ -52,6 +69,11 @@ def test_merge_into_parses_with_sparks_parser(spark_parser):
                  sequence_column="valid_from_sequence")
     plan = spark_parser.parsePlan(sql.strip())
     assert "MergeIntoTable" in plan.getClass().getName()
+    unchecked = render("cdc_merge_into_sql", target="cdc_marts.cdc_history",
+                       staging="cdc_marts.cdc_history__cdc_staging", columns=COLUMNS,
+                       unique_key=["source_vendor", "source_table", "pk", "event_id"],
+                       sequence_column="valid_from_sequence", changed_rows_only=True)
+    assert "MergeIntoTable" in spark_parser.parsePlan(unchecked.strip()).getClass().getName()
 
 
 @pytest.mark.spark
