@@ -47,9 +47,9 @@ def test_merge_into_has_a_delete_branch_and_a_sequence_guard():
 def test_merge_into_of_changed_rows_only_keeps_the_guard_and_drops_the_column_check():
     """A staging table of rows known to differ (D50): no column comparison, which would make Delta
     read every column of the files it touches; the sequence guard and the delete branch stay."""
-    arguments = dict(target="cdc_intermediate.int_cdc__history_merged",
-                     staging="cdc_intermediate.int_cdc__history_merged__cdc_staging", columns=COLUMNS,
-                     unique_key=["source_vendor", "source_table", "pk"], sequence_column="sequence")
+    arguments = {"target": "cdc_intermediate.int_cdc__history_merged",
+                 "staging": "cdc_intermediate.int_cdc__history_merged__cdc_staging", "columns": COLUMNS,
+                 "unique_key": ["source_vendor", "source_table", "pk"], "sequence_column": "sequence"}
     checked = render("cdc_merge_into_sql", **arguments)
     unchecked = render("cdc_merge_into_sql", changed_rows_only=True, **arguments)
     assert "and not (" in checked and "and not (" not in unchecked
