@@ -27,11 +27,29 @@
 {% endmacro %}
 
 {#- The cdc_table_config_md5() a model was built with (table property `cdc_table_config_md5`); a
-    table built before the property existed was built without configuration. -#}
+    table built before the property existed was built without configuration. The property is set
+    only by a full build, after which dbt's cache holds the table without listing text, so the
+    listing at the start of the run is current where it has the text. -#}
 {% macro _cdc_built_with_table_config(relation) %}
-    {%- set rows = run_query("show tblproperties " ~ relation ~ " ('cdc_table_config_md5')").rows -%}
-    {%- set stored = rows[0][-1] if rows | length > 0 else '' -%}
+    {%- set stored = _cdc_table_property(relation, 'cdc_table_config_md5', listed_is_current=true) or '' -%}
     {{ return(stored if stored | length == 32 else cdc_default_table_config_md5()) }}
+{% endmacro %}
+
+{#- A table property of `relation`, or none when it has none. With `listed_is_current` (the caller
+    knows the property cannot have changed since the run began) it is read from dbt's listing of
+    the schema at the start of the run (`show table extended`), whose text holds the properties of
+    views and parquet tables, so the check costs no statement; else, and for a relation without
+    that text (created in this run, a Delta table, whose properties are in its log), it is asked. -#}
+{% macro _cdc_table_property(relation, name, listed_is_current=false) %}
+    {%- set information = (relation.information or '') if listed_is_current else '' -%}
+    {%- set listed = modules.re.search('(?m)^Table Properties: \\[(.*)\\]$', information) -%}
+    {%- if listed or modules.re.search('(?m)^Provider: parquet$', information) -%}
+        {%- set stored = modules.re.search('(?:^|, )' ~ name ~ '=([^,]*)(?:,|$)', listed.group(1) if listed else '') -%}
+        {{ return(stored.group(1) if stored else none) }}
+    {%- endif -%}
+    {%- set rows = run_query("show tblproperties " ~ relation ~ " ('" ~ name ~ "')").rows -%}
+    {%- set stored = rows[0][-1] if rows | length > 0 else none -%}
+    {{ return(none if stored is none or stored.endswith(' does not have property: ' ~ name) else stored) }}
 {% endmacro %}
 
 {#- After a model that follows the per-table configuration was built in full: remember with which. -#}

@@ -3,7 +3,9 @@
 
     Files are read with Spark's own `binaryFile` source, so any path Spark can read works
     (`file:`, `s3a://`, `gs://`, `abfss://`, `hdfs://`). Two steps: a listing query (names,
-    sizes and times only; no file is opened) picks the files not read before, then the content
+    sizes and times only; no file is opened) picks the files not read before (when the folder
+    is as the table last took it in, a summary of it says so and the ledger is not searched,
+    DECISIONLOG D51), then the content
     query names exactly those paths, within the range of their modification times. The
     binaryFile source checks a range of `modificationTime` before it opens a file, but not a
     filter on `path` (it reads every file's bytes and drops them after): without the range, a run
@@ -23,8 +25,11 @@ cdc_landing_records: vendor '{{ vendor }}' is not a landing folder. Write one of
         {{ cdc_require_udfs() }}  {#- Avro files are decoded by cdc_avro_records -#}
     {%- endif -%}
     {#- lists the folder (creating the view the content query reads) and picks the unread files -#}
-    {%- set new_files = _cdc_new_landing_files(vendor) -%}
+    {%- set folder = _cdc_new_landing_files(vendor) -%}
+    {%- set new_files = folder.files -%}
 -- cdc_landing_records: new files of {{ vendor }}/ under the landing folder
+{{ _cdc_listed_files_marker(folder.listed) }}
+{% if folder.listing %}{{ cdc_consumed_marker(folder.listing) }}{% endif %}
 with
 {% if new_files | length > 0 %}
 new_files as (
@@ -112,17 +117,37 @@ from (
     {{ return('cdc_landing_files__' ~ vendor) }}
 {% endmacro %}
 
-{#- The vendor's files this model has not read, each a dict of `path`, `mtime_us` (its
-    modification time in microseconds) and `is_avro`: the listing touches no file content. -#}
+{#- The vendor's folder as this model sees it: `files`, the files it has not read, each a dict of
+    `path`, `mtime_us` (its modification time in microseconds) and `is_avro`; `listed`, how many
+    files the folder holds; `listing`, a summary of the folder (`files:<count>:<hash>`, the hash
+    of every file's path and modification time) for the table to keep in its property
+    `cdc_consumed` once it has read them, none when it keeps that one already. When the folder is
+    as it was when the table last took it in, no file can be new: the ledger is not searched
+    (DECISIONLOG D51). Only names and times are listed; no file is opened. -#}
 {% macro _cdc_new_landing_files(vendor) %}
     {%- if not execute -%}
-        {{ return([]) }}
+        {{ return({'files': [], 'listed': 0, 'listing': none}) }}
     {%- endif -%}
-    {%- set listing -%}
-select listed.path, unix_micros(listed.modificationTime) as mtime_us
-from {{ _cdc_landing_view(vendor) }} as listed
+    {%- set view_name = _cdc_landing_view(vendor) -%}
+    {%- set summary_query -%}
+select count(*) as listed, coalesce(bit_xor(xxhash64(listed.path, listed.modificationTime)), 0) as listing_hash
+from {{ view_name }} as listed
 where {{ _cdc_in_vendor_folder('listed.path', vendor) }}
-{%- if cdc_is_incremental() %}
+    {%- endset -%}
+    {%- set summary = run_query(summary_query).rows[0] -%}
+    {%- set listing = 'files:' ~ summary[0] ~ ':' ~ summary[1] -%}
+    {%- set incremental = cdc_is_incremental() -%}
+    {%- set unchanged = incremental and _cdc_table_property(_cdc_this_listed(), 'cdc_consumed', listed_is_current=true) == listing -%}
+    {#- `listing` is none when the table already names it -#}
+    {%- set folder = {'files': [], 'listed': summary[0] | int, 'listing': none if unchanged else listing} -%}
+    {%- if unchanged or folder.listed == 0 -%}
+        {{ return(folder) }}
+    {%- endif -%}
+    {%- set unread_query -%}
+select listed.path, unix_micros(listed.modificationTime) as mtime_us
+from {{ view_name }} as listed
+where {{ _cdc_in_vendor_folder('listed.path', vendor) }}
+{%- if incremental %}
     and not exists (
         select 1
         from {{ this }} as read_before
@@ -132,11 +157,15 @@ where {{ _cdc_in_vendor_folder('listed.path', vendor) }}
 {%- endif %}
 order by listed.path
     {%- endset -%}
-    {%- set files = [] -%}
-    {%- for row in run_query(listing).rows -%}
-        {%- do files.append({'path': row[0], 'mtime_us': row[1] | int, 'is_avro': row[0].lower().endswith('.avro')}) -%}
+    {%- for row in run_query(unread_query).rows -%}
+        {%- do folder.files.append({'path': row[0], 'mtime_us': row[1] | int, 'is_avro': row[0].lower().endswith('.avro')}) -%}
     {%- endfor -%}
-    {{ return(files) }}
+    {{ return(folder) }}
+{% endmacro %}
+
+{#- The comment that tells cdc_log_landing_progress how many files the folder held. -#}
+{% macro _cdc_listed_files_marker(listed) %}
+    {{- '-- cdc_landing_records: ' ~ listed ~ ' files listed' -}}
 {% endmacro %}
 
 {#- Whether a listed file lies in `<landing folder>/<vendor>/` (or below it). Paths come back as

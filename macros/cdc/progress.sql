@@ -1,8 +1,15 @@
 {#- A post-hook of every base_<vendor>__landing_records model: one log line per vendor with the
     files and records this run read and the totals so far, so a long backfill shows where it is
-    between dbt's per-model lines. -#}
+    between dbt's per-model lines. A run that read no file says so with the number of files the
+    folder holds (from the model's SQL, cdc_landing_records), without a query. -#}
 {% macro cdc_log_landing_progress(vendor) %}
-    {%- if execute and vendor -%}
+    {%- set listed = modules.re.search('(?m)^-- cdc_landing_records: ([0-9]+) files listed$', sql or '') -%}
+    {%- if execute and vendor and listed and cdc_nothing_new_marker() in sql -%}
+        {#- nothing read: the folder's listing says all there is to say, without counting the table -#}
+        {{ log("cdc progress: " ~ vendor ~ ": no new file (" ~ var('cdc_landing_dir') ~ "/" ~ vendor ~ " holds "
+            ~ listed.group(1) ~ " files" ~ (", all read before" if listed.group(1) != '0' else "") ~ ")", info=true) }}
+        {{ _cdc_warn_no_landing_file(vendor) if listed.group(1) == '0' }}
+    {%- elif execute and vendor -%}
         {%- set counts -%}
 -- every file has one marker row (record_no 0), so files are counted without a distinct
 select
@@ -18,12 +25,14 @@ from {{ this }}
             ~ row[2] ~ " files, " ~ row[3] ~ " records so far (" ~ var('cdc_landing_dir') ~ "/" ~ vendor ~ ")",
             info=true
         ) }}
-        {%- if row[2] == 0 -%}
-            {%- do exceptions.warn(
-                "cdc: " ~ vendor ~ " is in the var cdc_vendors but " ~ var('cdc_landing_dir') ~ "/" ~ vendor
-                ~ " holds no landing file (the folder is missing or empty). Check CDC_LANDING_DIR, or leave "
-                ~ vendor ~ " out of cdc_vendors."
-            ) -%}
-        {%- endif -%}
+        {{ _cdc_warn_no_landing_file(vendor) if row[2] == 0 }}
     {%- endif -%}
+{% endmacro %}
+
+{% macro _cdc_warn_no_landing_file(vendor) %}
+    {%- do exceptions.warn(
+        "cdc: " ~ vendor ~ " is in the var cdc_vendors but " ~ var('cdc_landing_dir') ~ "/" ~ vendor
+        ~ " holds no landing file (the folder is missing or empty). Check CDC_LANDING_DIR, or leave "
+        ~ vendor ~ " out of cdc_vendors."
+    ) -%}
 {% endmacro %}

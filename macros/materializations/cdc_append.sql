@@ -7,7 +7,12 @@
     without new files costs one small query per model instead of the planning of its whole
     flattening SQL. First run and --full-refresh: create table ... as select, or, when the SQL
     carries the marker there (a model configured cdc_empty_table_columns whose upstream is empty,
-    cdc_creates_empty_table_when_nothing_upstream), an empty table of those columns. -#}
+    cdc_creates_empty_table_when_nothing_upstream), an empty table of those columns.
+
+    Two table properties let the next model down skip its probe (cdc_skip_unless_newer, D51):
+    `cdc_written_by`, this invocation, set before any row is written (so a run stopped mid-write
+    leaves a writer the downstream model has not taken in, and it looks at the rows), and
+    `cdc_consumed`, what the SQL says it took in (cdc_consumed_marker), set after the rows are. -#}
 {% materialization cdc_append, adapter='spark' %}
     {%- set file_format = config.get('file_format', 'parquet') -%}
     {%- set existing = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
@@ -22,7 +27,12 @@
             {%- call statement('main') -%}
                 select 0 as appended_rows
             {%- endcall -%}
+            {#- a table from before D51 gets a writer once, so the models below it can skip -#}
+            {%- set unnamed = _cdc_table_property(existing, 'cdc_written_by', listed_is_current=true) is none -%}
+            {{ _cdc_set_table_properties(target, {
+                'cdc_written_by': invocation_id if unnamed else none, 'cdc_consumed': _cdc_marked_consumed(sql)}) }}
         {%- else -%}
+            {{ _cdc_set_table_properties(target, {'cdc_written_by': invocation_id}) }}
             {#- by the target's column names, so a model whose columns moved still lines up -#}
             {%- set columns = adapter.get_columns_in_relation(existing) | map(attribute='name') | list -%}
             {%- call statement('main') -%}
@@ -32,11 +42,17 @@
                     {{ sql }}
                 ) as new_rows
             {%- endcall -%}
+            {{ _cdc_set_table_properties(target, {'cdc_consumed': _cdc_marked_consumed(sql)}) }}
         {%- endif -%}
     {%- else -%}
         {%- if existing is not none -%}
             {{ adapter.drop_relation(existing) }}
         {%- endif -%}
+        {#- the table is created with its properties: the writer, what it took in, and (a model that
+            follows the per-table configuration) the configuration it was built with -#}
+        {%- set properties = {'cdc_written_by': invocation_id, 'cdc_consumed': _cdc_marked_consumed(sql)} -%}
+        {%- do properties.update(_cdc_table_config_property()) -%}
+        {%- set properties = _cdc_table_properties_sql(properties) -%}
         {%- if cdc_nothing_new_marker() in sql -%}
             {#- nothing upstream on a first build (cdc_creates_empty_table_when_nothing_upstream):
                 the table is created from the declared columns, the model's SQL is never planned -#}
@@ -52,18 +68,38 @@
                     {%- endfor %}
                 )
                 using {{ file_format }}
+                {{ properties }}
             {%- endcall -%}
         {%- else -%}
             {%- call statement('main') -%}
                 create table {{ target }}
                 using {{ file_format }}
+                {{ properties }}
                 as {{ sql }}
             {%- endcall -%}
         {%- endif -%}
-        {{ _cdc_remember_table_config(target) }}
     {%- endif -%}
 
     {{ run_hooks(post_hooks) }}
     {{ adapter.commit() }}
     {{ return({'relations': [target]}) }}
 {% endmaterialization %}
+
+{#- `tblproperties (...)` of the properties (name -> value) whose value is not none, or ''. -#}
+{% macro _cdc_table_properties_sql(properties) %}
+    {%- set pairs = [] -%}
+    {%- for name, value in properties.items() if value is not none -%}
+        {%- do pairs.append("'" ~ name ~ "' = '" ~ value ~ "'") -%}
+    {%- endfor -%}
+    {{ return('tblproperties (' ~ pairs | join(', ') ~ ')' if pairs else '') }}
+{% endmacro %}
+
+{#- Sets the properties (name -> value) whose value is not none on `relation`, in one statement. -#}
+{% macro _cdc_set_table_properties(relation, properties) %}
+    {%- set listed = _cdc_table_properties_sql(properties) -%}
+    {%- if listed -%}
+        {%- call statement('cdc_set_table_properties') -%}
+            alter table {{ relation }} set {{ listed }}
+        {%- endcall -%}
+    {%- endif -%}
+{% endmacro %}

@@ -23,17 +23,11 @@
     {{ return(result) }}
 {% endmaterialization %}
 
-{#- The `cdc_sql_md5` table property of a view (a message, not a hash, when it has none). dbt's
-    listing of the schema at the start of the run (`show table extended`) already holds a view's
-    table properties: read there, the check costs no statement (30 of them, about 2 s, in a run
-    with nothing new). A relation without that text (created in this run, or listed another way)
-    is asked. -#}
+{#- The `cdc_sql_md5` table property of a view (none when it has none). dbt's listing of the
+    schema at the start of the run (`show table extended`) already holds a view's table
+    properties: read there, the check costs no statement (30 of them, about 2 s, in a run with
+    nothing new). A relation without that text (created in this run, or listed another way) is
+    asked. -#}
 {% macro _cdc_view_sql_md5(relation) %}
-    {%- set listed = modules.re.search('Table Properties: \\[([^\\n]*)\\]', relation.information or '') -%}
-    {%- if listed -%}
-        {%- set stored = modules.re.search('(?:^|, )cdc_sql_md5=([0-9a-f]{32})(?:,|$)', listed.group(1)) -%}
-        {{ return(stored.group(1) if stored else none) }}
-    {%- endif -%}
-    {%- set rows = run_query("show tblproperties " ~ relation ~ " ('cdc_sql_md5')").rows -%}
-    {{ return(rows[0][-1] if rows | length > 0 else none) }}
+    {{ return(_cdc_table_property(relation, 'cdc_sql_md5', listed_is_current=true)) }}
 {% endmacro %}

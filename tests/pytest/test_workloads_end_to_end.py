@@ -90,13 +90,31 @@ def _deliver_a_file_again(project, cases) -> None:
     first_file = min(path for path in (project.landing_dir / "debezium").rglob("*") if path.is_file())
     shutil.copy(first_file, first_file.with_name("redelivered-" + first_file.name))
     versions_before = _table_versions(project, history)
+    log = project.root / "logs" / "dbt.log"
+    log_size = log.stat().st_size
     project.run("run")
+    _assert_only_debezium_was_searched(log.read_text(encoding="utf-8", errors="replace")[log_size:], cases)
     workload_checks.assert_oracles_hold(project, cases, "a file delivered again")
     assert _table_versions(project, history) == versions_before
     assert not project.sql("show tables in cdc_intermediate like '*__cdc_recomputed|*__cdc_staging*'")
     watermarks = project.sql(f"select max(max_loaded_at) as merged_through from {history}__cdc_watermark")
     newest = project.sql("select max(loaded_at) as newest from cdc_intermediate.int_cdc__change_events")
     assert watermarks[0]["merged_through"] == newest[0]["newest"]
+
+
+def _assert_only_debezium_was_searched(run_log: str, cases) -> None:
+    """Only Debezium's folder changed: its ledger was searched for the new file, and its parsed
+    and staging models looked for new rows. The other vendors' models knew from the table
+    properties that nothing upstream changed (DECISIONLOG D51) and sent none of those queries."""
+    def searched(vendor: str) -> list[str]:
+        queries = {"the ledger": f"from cdc_staging.base_{vendor}__landing_records as read_before",
+                   "the landing records": f"select _loaded_at from cdc_staging.base_{vendor}__landing_records",
+                   "the parsed records": f"select _parsed_at from cdc_staging.base_{vendor}__parsed"}
+        return [what for what, query in queries.items() if query in run_log]
+
+    assert searched("debezium") == ["the ledger", "the landing records", "the parsed records"], run_log[-3000:]
+    for vendor in sorted(case.vendor for case in cases if case.vendor != "debezium"):
+        assert searched(vendor) == [], (vendor, searched(vendor))
 
 
 def _assert_written_once_by_the_full_refresh(project) -> None:
