@@ -111,8 +111,9 @@
 {#- Keys named by the events that arrived since this model last merged; a truncate names every
     key of its table. Defines the CTEs new_events and affected_keys. The truncates' branch reads
     every event of the truncated tables, so it is left out when the new events hold no truncate
-    (one small query): Spark cannot tell that it is empty and plans and runs it (DECISIONLOG D43). -#}
-{% macro _cdc_affected_keys(events) %}
+    (`summary`, _cdc_events_summary): Spark cannot tell that it is empty and plans and runs it
+    (DECISIONLOG D43). -#}
+{% macro _cdc_affected_keys(events, summary) %}
 new_events as (
     select
         source_vendor,
@@ -122,7 +123,7 @@ new_events as (
     from {{ events }}
     where loaded_at > {{ _cdc_merged_through() }}
 ),
-{%- set with_truncates = _cdc_has_truncates(events, newer_than=_cdc_merged_through()) %}
+{%- set with_truncates = summary.new_truncates %}
 {%- if with_truncates %}
 
 truncated_tables as (
@@ -161,18 +162,12 @@ affected_keys as (
     truncate (which names every key of its table), so at most 100,000 keys, about 10 MB. Else ''.
     Spark cannot tell the size itself (it estimates affected_keys from the whole event tables),
     so it sorts and shuffles every stored event for a sort-merge join instead: at 10^6 events
-    about a second of a 1 % batch (DECISIONLOG D49). One small query. -#}
-{% macro _cdc_affected_keys_hint(events) %}
-    {%- if not execute or not _cdc_exists(events) -%}
-        {{ return('') }}
-    {%- endif -%}
+    about a second of a 1 % batch (DECISIONLOG D49). The counts come from `summary`
+    (_cdc_events_summary). -#}
+{% macro _cdc_affected_keys_hint(summary) %}
     {%- set most_events = 100000 -%}
-    {%- set probe -%}
-        select count(*), count_if(op = 'truncate')
-        from (select op from {{ events }} where loaded_at > {{ _cdc_merged_through() }} limit {{ most_events + 1 }}) as new_events
-    {%- endset -%}
-    {%- set counts = run_query(probe).rows[0] -%}
-    {{ return('/*+ broadcast(affected_keys) */' if counts[0] <= most_events and counts[1] == 0 else '') }}
+    {{ return('/*+ broadcast(affected_keys) */' if summary.new_events is not none
+              and summary.new_events <= most_events and not summary.new_truncates else '') }}
 {% endmacro %}
 
 {#- Rows of this model in the buckets the affected keys fall in, except those keys' own rows:
@@ -197,13 +192,14 @@ untouched_rows as (
 {% endmacro %}
 
 {#- The end of a cdc_merge model's SQL: the rows to publish (the CTE recomputed_rows, with
-    `columns`) and the `_cdc_watermark`. Incremental on parquet, the untouched rows of the same
+    `columns`) and the `_cdc_watermark`, the newest `loaded_at` of the events as `summary`
+    (_cdc_events_summary) read it. Incremental on parquet, the untouched rows of the same
     buckets come along (the buckets are overwritten whole); incremental by key, each row is
     flagged `_cdc_delete` false, and the materialization keeps those that change something and
     adds the rows to delete (_cdc_stage_changes). -#}
-{% macro _cdc_rows_to_publish(events, columns, incremental) %}
+{% macro _cdc_rows_to_publish(columns, incremental, summary) %}
     {%- set by_key = incremental and cdc_merges_by_key() -%}
-    {%- set watermark = _cdc_newest_loaded_at(events) -%}
+    {%- set watermark = summary.newest -%}
 {{ cdc_watermark_marker(watermark) }}
 select
     *,
@@ -217,19 +213,46 @@ from (
 ) as rows_to_publish
 {% endmacro %}
 
-{#- The newest `loaded_at` of `events`, the watermark a merge stores: a literal read by one small
-    query before the model's statement, which would otherwise plan and run the change events' view
-    once more for it (DECISIONLOG D43). An event written between the two is merged now and again by
-    the next run (harmless; none is skipped). The subquery itself when it cannot read it (parse
-    time, `events` not built yet). -#}
-{% macro _cdc_newest_loaded_at(events) %}
-    {%- set subquery = '(select max(loaded_at) from ' ~ events ~ ')' -%}
+{#- What a cdc_merge model's SQL must know of the change events before it is written, from one
+    query over their `loaded_at` and `op` (four queries before D52, about a second of a small
+    batch): `new_events`, how many arrived since this model last merged, and `new_truncates`,
+    whether a truncate is among them (incremental only; `nothing_new` when none arrived);
+    `truncates`, whether any event is a truncate; `newest`, the newest `loaded_at` as a literal,
+    the watermark the merge stores, read here so that the model's statement need not plan and run
+    the change events' view once more for it (DECISIONLOG D43; an event written between the two is
+    merged now and again by the next run: harmless, none is skipped). When it cannot read them
+    (parse time, `events` not built yet) it answers what is always safe: something new, truncates
+    possible, the newest as a subquery. -#}
+{% macro _cdc_events_summary(events, incremental) %}
     {%- if not execute or not _cdc_exists(events) -%}
-        {{ return(subquery) }}
+        {{ return({'nothing_new': false, 'new_events': none, 'new_truncates': true, 'truncates': true,
+                   'newest': '(select max(loaded_at) from ' ~ events ~ ')'}) }}
     {%- endif -%}
-    {#- whole microseconds since the epoch: exact, and free of the client's time zone -#}
-    {%- set newest = run_query('select unix_micros(max(loaded_at)) from ' ~ events).columns[0].values()[0] -%}
-    {{ return('cast(null as timestamp)' if newest is none else 'timestamp_micros(' ~ (newest | int) ~ ')') }}
+    {%- set summary_query -%}
+        select
+            {%- if incremental %}
+            count_if(events.loaded_at > merged.through) as new_events,
+            count_if(events.loaded_at > merged.through and events.op = 'truncate') as new_truncates,
+            {%- else %}
+            cast(null as bigint) as new_events,
+            cast(null as bigint) as new_truncates,
+            {%- endif %}
+            count_if(events.op = 'truncate') as truncates,
+            {#- whole microseconds since the epoch: exact, and free of the client's time zone #}
+            unix_micros(max(events.loaded_at)) as newest_us
+        from {{ events }} as events
+        {%- if incremental %}
+        cross join (select {{ _cdc_merged_through() }} as through) as merged
+        {%- endif %}
+    {%- endset -%}
+    {%- set row = run_query(summary_query).rows[0] -%}
+    {{ return({
+        'nothing_new': incremental and row[0] == 0,
+        'new_events': row[0],
+        'new_truncates': row[1] is none or row[1] > 0,
+        'truncates': row[2] > 0,
+        'newest': 'cast(null as timestamp)' if row[3] is none else 'timestamp_micros(' ~ (row[3] | int) ~ ')'
+    }) }}
 {% endmacro %}
 
 {#- The columns that name one key of a source table: a batch recomputes every row of each key it
@@ -304,15 +327,16 @@ from (
 {% endmacro %}
 
 {#- True when this cdc_merge model is incremental and `events` has nothing newer than its
-    watermark: a run with nothing new costs one query, not a rewrite. -#}
-{% macro cdc_nothing_to_merge(events) %}
-    {%- if not execute or not cdc_is_incremental() -%}
-        {{ return(false) }}
+    watermark: a run with nothing new costs one query, not a rewrite. `summary`: the answer of
+    _cdc_events_summary when the caller has it (else that query is sent). -#}
+{% macro cdc_nothing_to_merge(events, summary=none) %}
+    {%- if summary is none -%}
+        {%- if not execute or not cdc_is_incremental() -%}
+            {{ return(false) }}
+        {%- endif -%}
+        {%- set summary = _cdc_events_summary(events, incremental=true) -%}
     {%- endif -%}
-    {%- set newer -%}
-        select 1 from {{ events }} where loaded_at > {{ _cdc_merged_through() }} limit 1
-    {%- endset -%}
-    {{ return(run_query(newer) | length == 0) }}
+    {{ return(summary.nothing_new) }}
 {% endmacro %}
 
 {#- The table format of the state tables (int_cdc__history_merged, int_cdc__current_state): the var

@@ -5,17 +5,18 @@
     {%- if events is none or history is none -%}
         {{ exceptions.raise_compiler_error("cdc_current_state_rows needs events=ref('int_cdc__change_events') and history=ref('int_cdc__history_merged')") }}
     {%- endif -%}
-    {%- if cdc_nothing_to_merge(events) -%}
+    {%- set incremental = cdc_is_incremental() -%}
+    {%- set summary = _cdc_events_summary(events, incremental) -%}
+    {%- if cdc_nothing_to_merge(events, summary) -%}
 {{ cdc_nothing_to_merge_marker() }}
 select * from {{ this }} where false
     {%- else -%}
-    {%- set incremental = cdc_is_incremental() -%}
     {%- set state_columns = ['source_vendor', 'source_table', 'pk', 'row', 'op', 'is_deleted', 'sequence',
                              'source_committed_at', 'event_id', '_bucket'] -%}
 -- cdc_current_state_rows: the current version of {{ 'the keys named by new events' if incremental else 'every key' }}
 with
 {% if incremental %}
-{{ _cdc_affected_keys(events) }}
+{{ _cdc_affected_keys(events, summary) }}
 {{ _cdc_untouched_rows(state_columns) if not cdc_merges_by_key() }}
 {% endif %}
 recomputed_rows as (
@@ -40,6 +41,6 @@ recomputed_rows as (
     where history.is_current
 )
 
-{{ _cdc_rows_to_publish(events, state_columns, incremental) }}
+{{ _cdc_rows_to_publish(state_columns, incremental, summary) }}
     {%- endif %}
 {% endmacro %}

@@ -5,21 +5,23 @@
     {%- if events is none -%}
         {{ exceptions.raise_compiler_error("cdc_history_rows needs events=ref('int_cdc__change_events')") }}
     {%- endif -%}
-    {%- if cdc_nothing_to_merge(events) -%}
+    {%- set incremental = cdc_is_incremental() -%}
+    {%- set summary = _cdc_events_summary(events, incremental) -%}
+    {%- if cdc_nothing_to_merge(events, summary) -%}
 {{ cdc_nothing_to_merge_marker() }}
 select * from {{ this }} where false
     {%- else -%}
-    {%- set incremental = cdc_is_incremental() -%}
     {%- set history_columns = ['source_vendor', 'source_table', 'pk', 'version_number', 'row', 'op', 'is_deleted', 'is_current',
                                'valid_from', 'valid_to', 'valid_from_sequence', 'valid_to_sequence',
                                'event_id', '_bucket'] -%}
 -- cdc_history_rows: versions of {{ 'the keys named by new events' if incremental else 'every key' }}
 with
 {% if incremental %}
-{{ _cdc_affected_keys(events) }}
+{{ _cdc_affected_keys(events, summary) }}
 {{ _cdc_untouched_rows(history_columns) if not cdc_merges_by_key() }}
 {% endif %}
-{{ _cdc_key_timelines(events, incremental, join_hint=_cdc_affected_keys_hint(events) if incremental else '') }}
+{{ _cdc_key_timelines(events, incremental, join_hint=_cdc_affected_keys_hint(summary) if incremental else '',
+                      with_truncates=summary.truncates) }}
 
 versions as (
     select
@@ -71,15 +73,16 @@ recomputed_rows as (
     where version_number is not null
 )
 
-{{ _cdc_rows_to_publish(events, history_columns, incremental) }}
+{{ _cdc_rows_to_publish(history_columns, incremental, summary) }}
     {%- endif %}
 {% endmacro %}
 
 {#- CTEs ending in `timelines`: per key, its unique events (and the truncates of its table)
     sorted into one array. The events are distributed by key once; every later step groups by
     the key and more, so Spark shuffles them only that once. `join_hint`: a hint for the join with
-    affected_keys (_cdc_affected_keys_hint), or ''. -#}
-{% macro _cdc_key_timelines(events, incremental, join_hint='') %}
+    affected_keys (_cdc_affected_keys_hint), or ''. `with_truncates`: false when no event is a
+    truncate (_cdc_events_summary); the timelines then need no join with the tables' keys. -#}
+{% macro _cdc_key_timelines(events, incremental, join_hint='', with_truncates=true) %}
 keyed_events as (
     select {{ join_hint ~ ' ' if join_hint }}keyed.*
     from {{ events }} as keyed
@@ -121,7 +124,7 @@ unique_changes as (
     where same_change = 1
 ),
 
-{%- if _cdc_has_truncates(events) %}
+{%- if with_truncates %}
 truncates as (
     select *
     from (
@@ -200,21 +203,6 @@ timelines as (
     from timeline_events
     group by source_vendor, source_table, pk
 ),
-{% endmacro %}
-
-{#- Whether `events` holds a truncate (one small query): at all, or among the events loaded after
-    `newer_than` (a SQL timestamp expression). Without one the timelines need no join with the
-    tables' keys, and the affected keys no branch for truncated tables. True when it cannot tell
-    (parse time, `events` not built yet: `cdc-dbt compile` on a fresh state, sqlfluff's dbt
-    templater). -#}
-{% macro _cdc_has_truncates(events, newer_than=none) %}
-    {%- if not execute or not _cdc_exists(events) -%}
-        {{ return(true) }}
-    {%- endif -%}
-    {%- set probe -%}
-        select 1 from {{ events }} where op = 'truncate'{{ ' and loaded_at > ' ~ newer_than if newer_than is not none }} limit 1
-    {%- endset -%}
-    {{ return(run_query(probe) | length > 0) }}
 {% endmacro %}
 
 {#- Folds a sorted timeline into versions (DECISIONLOG D5/D6): a change lays its present
