@@ -214,7 +214,7 @@ from (
 {% endmacro %}
 
 {#- What a cdc_merge model's SQL must know of the change events before it is written, from one
-    query over their `loaded_at` and `op` (four queries before D52, about a second of a small
+    query over their `loaded_at` and `op` (five queries before D52, up to 2.6 s of a small
     batch): `new_events`, how many arrived since this model last merged, and `new_truncates`,
     whether a truncate is among them (incremental only; `nothing_new` when none arrived);
     `truncates`, whether any event is a truncate; `newest`, the newest `loaded_at` as a literal,
