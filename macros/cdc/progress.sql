@@ -6,8 +6,9 @@
     {%- set listed = modules.re.search('(?m)^-- cdc_landing_records: ([0-9]+) files listed$', sql or '') -%}
     {%- if execute and vendor and listed and cdc_nothing_new_marker() in sql -%}
         {#- nothing read: the folder's listing says all there is to say, without counting the table -#}
+        {%- set files = listed.group(1) ~ (" file" if listed.group(1) == '1' else " files") -%}
         {{ log("cdc progress: " ~ vendor ~ ": no new file (" ~ var('cdc_landing_dir') ~ "/" ~ vendor ~ " holds "
-            ~ listed.group(1) ~ " files" ~ (", all read before" if listed.group(1) != '0' else "") ~ ")", info=true) }}
+            ~ files ~ (", all read before" if listed.group(1) != '0' else "") ~ ")", info=true) }}
         {{ _cdc_warn_no_landing_file(vendor) if listed.group(1) == '0' }}
     {%- elif execute and vendor -%}
         {%- set counts -%}
