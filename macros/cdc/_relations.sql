@@ -67,35 +67,63 @@
     {{ return({'cdc_table_config_md5': cdc_table_config_md5()} if config.get('cdc_follows_table_config') else {}) }}
 {% endmacro %}
 
-{#- After a cdc_merge model wrote new rows: remember the dbt invocation that did and the vendors
-    whose rows it wrote (table property `cdc_merged_by_invocation`: `<invocation_id>:<vendor>,...`,
-    `*` for a full build), so that models reading it later in the same run can tell. -#}
-{% macro _cdc_remember_merge_invocation(relation, vendors=none) %}
+{#- After a cdc_merge model wrote new rows: remember the dbt invocation that did and what it wrote
+    (table property `cdc_merged_by_invocation`, _cdc_merge_invocation), so that models reading it
+    later in the same run can tell. -#}
+{% macro _cdc_remember_merge_invocation(relation, merged=none) %}
     {%- call statement('cdc_remember_merge_invocation') -%}
-        alter table {{ relation }} set tblproperties ('cdc_merged_by_invocation' = '{{ _cdc_merge_invocation(vendors) }}')
+        alter table {{ relation }} set tblproperties ('cdc_merged_by_invocation' = '{{ _cdc_merge_invocation(merged) }}')
     {%- endcall -%}
 {% endmacro %}
 
-{#- The value of `cdc_merged_by_invocation`: this invocation, then the vendors merged (`*`: all). -#}
-{% macro _cdc_merge_invocation(vendors=none) %}
-    {{ return(invocation_id ~ ':' ~ ('*' if vendors is none else vendors | join(','))) }}
+{#- The value of `cdc_merged_by_invocation`: this invocation, then the vendors merged (`*`: all, a
+    full build), then the source tables merged as short hashes (_cdc_source_table_hash), left out
+    when there are so many that the value would pass the metastore's 4,000 characters (then every
+    table of those vendors counts as merged). -#}
+{% macro _cdc_merge_invocation(merged=none) %}
+    {%- if merged is none -%}
+        {{ return(invocation_id ~ ':*') }}
+    {%- endif -%}
+    {%- set value = invocation_id ~ ':' ~ merged.vendors | join(',') -%}
+    {%- set tables = merged.tables | join(',') -%}
+    {{ return(value ~ ':' ~ tables if (value ~ tables) | length < 3900 else value) }}
 {% endmacro %}
 
-{#- The vendors whose rows a staging table holds: the batch's, by key; on parquet every vendor with
-    a row in a rewritten bucket (typed models of more vendors check again: harmless). -#}
-{% macro _cdc_vendors_in(staging) %}
-    {{ return(run_query("select distinct source_vendor from " ~ staging).columns[0].values() | list) }}
+{#- What a staging table holds, as {'vendors': [...], 'tables': [...]} (tables as
+    _cdc_source_table_hash): the batch's keys when merging by key; on parquet every row of a
+    rewritten bucket (typed models of more tables check again: harmless). One small query. -#}
+{% macro _cdc_merged_in(staging) %}
+    {%- set vendors = [] -%}
+    {%- set tables = [] -%}
+    {%- for row in run_query("select distinct source_vendor, source_table from " ~ staging).rows -%}
+        {%- do vendors.append(row[0]) if row[0] not in vendors -%}
+        {%- do tables.append(_cdc_source_table_hash(row[0], row[1])) -%}
+    {%- endfor -%}
+    {{ return({'vendors': vendors | sort, 'tables': tables | unique | sort | list}) }}
 {% endmacro %}
 
-{#- True when the cdc_merge table `relation` wrote new rows of `vendor` (of any vendor when none)
-    earlier in this dbt invocation. -#}
-{% macro cdc_merged_in_this_invocation(relation, vendor=none) %}
+{#- A source table's short name in `cdc_merged_by_invocation`: the first 12 hex digits of the MD5 of
+    `<vendor>|<table>`. -#}
+{% macro _cdc_source_table_hash(source_vendor, source_table) %}
+    {{ return(local_md5(source_vendor ~ '|' ~ source_table)[:12]) }}
+{% endmacro %}
+
+{#- True when the cdc_merge table `relation` wrote new rows of `vendor` (of any vendor when none),
+    and of `source_table` when given, earlier in this dbt invocation. -#}
+{% macro cdc_merged_in_this_invocation(relation, vendor=none, source_table=none) %}
     {%- set rows = run_query("show tblproperties " ~ relation ~ " ('cdc_merged_by_invocation')").rows -%}
-    {%- set stored = (rows[0][-1] if rows | length > 0 else '').split(':', 1) -%}
+    {%- set stored = (rows[0][-1] if rows | length > 0 else '').split(':') -%}
     {%- if stored | length < 2 or stored[0] != invocation_id -%}
         {{ return(false) }}
     {%- endif -%}
-    {{ return(vendor is none or stored[1] == '*' or vendor in stored[1].split(',')) }}
+    {%- if vendor is none or stored[1] == '*' -%}
+        {{ return(true) }}
+    {%- endif -%}
+    {%- if vendor not in stored[1].split(',') -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {{ return(source_table is none or stored | length < 3
+              or _cdc_source_table_hash(vendor, source_table) in stored[2].split(',')) }}
 {% endmacro %}
 
 {#- The time up to which the events have been merged into this model. -#}

@@ -88,7 +88,7 @@ select
     {%- endfor %}
 from source_rows
     {%- endset -%}
-    {%- if _cdc_typed_model_needs_check(merged_state, source_vendor, typed_sql) -%}
+    {%- if _cdc_typed_model_needs_check(merged_state, source_vendor, source_table, typed_sql) -%}
         {%- do _cdc_check_typed_model(merged_state, source_vendor, source_table, kind, feed_columns) -%}
     {%- endif -%}
 {{ typed_sql }}
@@ -96,9 +96,9 @@ from source_rows
 
 {#- The checks below cost a Spark job over the merged state, so they run only when their answer
     can have changed: the view is new or its SQL changed (a new source_table or YAML), a full
-    refresh, or int_cdc__current_state merged new events of the model's vendor in this dbt
-    invocation. A run with nothing new for the vendor pays two table-property look-ups. -#}
-{% macro _cdc_typed_model_needs_check(merged_state, source_vendor, typed_sql) %}
+    refresh, or int_cdc__current_state merged new events of the model's table in this dbt
+    invocation. A run with nothing new for the table pays two table-property look-ups. -#}
+{% macro _cdc_typed_model_needs_check(merged_state, source_vendor, source_table, typed_sql) %}
     {%- if flags.WHICH not in ('run', 'build') -%}
         {{ return(false) }}
     {%- endif -%}
@@ -106,7 +106,7 @@ from source_rows
     {%- if view is none or should_full_refresh() or _cdc_view_sql_md5(view) != local_md5(typed_sql | trim) -%}
         {{ return(true) }}
     {%- endif -%}
-    {{ return(cdc_merged_in_this_invocation(merged_state, source_vendor)) }}
+    {{ return(cdc_merged_in_this_invocation(merged_state, source_vendor, source_table)) }}
 {% endmacro %}
 
 {#- A typed model of a table its feed has never sent (a misspelt name, most often) fails with the

@@ -44,9 +44,9 @@
 
     {%- if incremental and adapter.get_relation(database=staging.database, schema=staging.schema, identifier=staging.identifier) is not none -%}
         {{ log("cdc_merge: " ~ this.identifier ~ ": finishing the publish a previous run left unfinished", info=true) }}
-        {%- set republished_vendors = _cdc_vendors_in(staging) -%}
+        {%- set republished = _cdc_merged_in(staging) -%}
         {{ _cdc_publish(target, staging, watermark, file_format, unique_key, sequence_column) }}
-        {{ _cdc_remember_merge_invocation(target, republished_vendors) }}
+        {{ _cdc_remember_merge_invocation(target, republished) }}
         {%- if cdc_nothing_to_merge_marker() in sql -%}  {#- and nothing arrived since -#}
             {%- call statement('main') -%}
                 select 0 as merged_rows
@@ -108,13 +108,13 @@
     {%- endcall -%}
 
     {%- if incremental -%}
-        {%- set merged_vendors = _cdc_vendors_in(staging) -%}
+        {%- set merged = _cdc_merged_in(staging) -%}
         {{ _cdc_publish(target, staging, watermark, file_format, unique_key, sequence_column, changed_rows_only=stages_changes) }}
     {%- else -%}
-        {%- set merged_vendors = none -%}
+        {%- set merged = none -%}
         {{ _cdc_replace(target, staging, watermark, file_format) }}
     {%- endif -%}
-    {{ _cdc_remember_merge_invocation(target, merged_vendors) }}
+    {{ _cdc_remember_merge_invocation(target, merged) }}
 
     {{ run_hooks(post_hooks) }}
     {{ adapter.commit() }}

@@ -1,0 +1,102 @@
+"""A typed model checks its table again only when the merged state took that table in this run.
+
+`_cdc_merge_invocation` writes, and `cdc_merged_in_this_invocation` reads, the table property
+`cdc_merged_by_invocation` (macros/cdc/_relations.sql): `<invocation>:<vendors>[:<table hashes>]`.
+Both are rendered with plain Jinja and stand-ins for dbt's `return`, `run_query`, `local_md5` and
+`invocation_id`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import types
+
+import jinja2
+import pytest
+from conftest import PROJECT_DIR
+
+SOURCE = (PROJECT_DIR / "macros" / "cdc" / "_relations.sql").read_text(encoding="utf-8")
+
+
+def _macro(name: str) -> str:
+    return re.search(r"{% macro " + name + r"\(.*?{% endmacro %}", SOURCE, re.DOTALL).group(0)
+
+
+# plain Jinja ends the whole render at a `return` (the stand-in raises), so the hash macro, which
+# cdc_merged_in_this_invocation calls, is given as a function here and checked on its own below
+MACROS = _macro("_cdc_merge_invocation") + _macro("cdc_merged_in_this_invocation")
+INVOCATION = "0f4b0fd9-caea-4bbd-9147-b81338952225"
+
+
+class _Returned(Exception):
+    def __init__(self, value):
+        self.value = value
+
+
+def _return(value):
+    raise _Returned(value)
+
+
+def table_hash(vendor: str, table: str) -> str:
+    return hashlib.md5(f"{vendor}|{table}".encode()).hexdigest()[:12]
+
+
+def render(call: str, stored: str | None = None, macros: str = MACROS, **variables):
+    env = jinja2.Environment(extensions=["jinja2.ext.do"])
+    env.globals.update({
+        "_cdc_source_table_hash": table_hash,
+        "return": _return, "invocation_id": INVOCATION,
+        "local_md5": lambda text: hashlib.md5(text.encode()).hexdigest(),
+        "run_query": lambda sql: types.SimpleNamespace(
+            rows=[("cdc_merged_by_invocation", stored)] if stored is not None else []),
+    })
+    # a macro whose name starts with `_` is private to its template: call it from the template
+    with pytest.raises(_Returned) as returned:
+        env.from_string(macros + "{{ " + call + " }}").render(**variables)
+    return returned.value.value
+
+
+def merged_value(vendors, tables) -> str:
+    return render("_cdc_merge_invocation(merged)", merged={"vendors": vendors, "tables": tables})
+
+
+def merged_in(stored: str, vendor=None, source_table=None) -> bool:
+    return render("cdc_merged_in_this_invocation('cdc_intermediate.int_cdc__current_state', vendor, source_table)",
+                  stored=stored, vendor=vendor, source_table=source_table)
+
+
+def test_the_table_hash_macro_is_the_first_12_hex_digits_of_the_md5():
+    for vendor, table in [("debezium", "shop.orders"), ("spanner", "Sängers")]:
+        assert render(f"_cdc_source_table_hash('{vendor}', '{table}')",
+                      macros=_macro("_cdc_source_table_hash")) == table_hash(vendor, table)
+
+
+def test_a_merge_names_its_vendors_and_tables():
+    value = merged_value(["debezium"], [table_hash("debezium", "shop.orders")])
+    assert value == f"{INVOCATION}:debezium:{table_hash('debezium', 'shop.orders')}"
+    assert merged_in(value, "debezium", "shop.orders")
+    assert not merged_in(value, "debezium", "shop.customers")
+    assert not merged_in(value, "qlik", "shop.orders")
+    assert merged_in(value, "debezium") and merged_in(value)
+
+
+def test_a_full_build_and_an_older_value_count_every_table():
+    assert render("_cdc_merge_invocation()") == f"{INVOCATION}:*"
+    assert merged_in(f"{INVOCATION}:*", "qlik", "any.table")
+    # written before tables were named, or too many tables for the metastore's 4,000 characters
+    assert merged_in(f"{INVOCATION}:debezium,qlik", "qlik", "any.table")
+    assert not merged_in(f"{INVOCATION}:debezium", "qlik", "any.table")
+
+
+def test_too_many_tables_leave_the_tables_out():
+    tables = [table_hash("debezium", f"db.table_{number}") for number in range(400)]
+    value = merged_value(["debezium"], tables)
+    assert value == f"{INVOCATION}:debezium" and len(value) < 4000
+    assert merged_in(value, "debezium", "db.table_7")
+
+
+def test_another_invocation_or_no_value_merged_nothing():
+    assert not merged_in("another-invocation:*", "debezium", "shop.orders")
+    assert not merged_in("Table cdc_intermediate.int_cdc__current_state does not have property: x", "debezium")
+
