@@ -9,33 +9,15 @@ Both are rendered with plain Jinja and stand-ins for dbt's `return`, `run_query`
 from __future__ import annotations
 
 import hashlib
-import re
 import types
 
-import jinja2
-import pytest
-from conftest import PROJECT_DIR
+from macro_rendering import macro_source, render_macro
 
-SOURCE = (PROJECT_DIR / "macros" / "cdc" / "_relations.sql").read_text(encoding="utf-8")
-
-
-def _macro(name: str) -> str:
-    return re.search(r"{% macro " + name + r"\(.*?{% endmacro %}", SOURCE, re.DOTALL).group(0)
-
-
-# plain Jinja ends the whole render at a `return` (the stand-in raises), so the hash macro, which
-# cdc_merged_in_this_invocation calls, is given as a function here and checked on its own below
-MACROS = _macro("_cdc_merge_invocation") + _macro("cdc_merged_in_this_invocation")
+RELATIONS = "macros/cdc/_relations.sql"
+# the hash macro, which cdc_merged_in_this_invocation calls, is given as a stand-in (see
+# macro_rendering) and checked on its own below
+MACROS = macro_source(RELATIONS, "_cdc_merge_invocation") + macro_source(RELATIONS, "cdc_merged_in_this_invocation")
 INVOCATION = "0f4b0fd9-caea-4bbd-9147-b81338952225"
-
-
-class _Returned(Exception):
-    def __init__(self, value):
-        self.value = value
-
-
-def _return(value):
-    raise _Returned(value)
 
 
 def table_hash(vendor: str, table: str) -> str:
@@ -43,18 +25,13 @@ def table_hash(vendor: str, table: str) -> str:
 
 
 def render(call: str, stored: str | None = None, macros: str = MACROS, **variables):
-    env = jinja2.Environment(extensions=["jinja2.ext.do"])
-    env.globals.update({
-        "_cdc_source_table_hash": table_hash,
-        "return": _return, "invocation_id": INVOCATION,
+    stand_ins = {
+        "_cdc_source_table_hash": table_hash, "invocation_id": INVOCATION,
         "local_md5": lambda text: hashlib.md5(text.encode()).hexdigest(),
         "run_query": lambda sql: types.SimpleNamespace(
             rows=[("cdc_merged_by_invocation", stored)] if stored is not None else []),
-    })
-    # a macro whose name starts with `_` is private to its template: call it from the template
-    with pytest.raises(_Returned) as returned:
-        env.from_string(macros + "{{ " + call + " }}").render(**variables)
-    return returned.value.value
+    }
+    return render_macro(macros, call, stand_ins, **variables)
 
 
 def merged_value(vendors, tables) -> str:
@@ -69,7 +46,7 @@ def merged_in(stored: str, vendor=None, source_table=None) -> bool:
 def test_the_table_hash_macro_is_the_first_12_hex_digits_of_the_md5():
     for vendor, table in [("debezium", "shop.orders"), ("spanner", "Sängers")]:
         assert render(f"_cdc_source_table_hash('{vendor}', '{table}')",
-                      macros=_macro("_cdc_source_table_hash")) == table_hash(vendor, table)
+                      macros=macro_source(RELATIONS, "_cdc_source_table_hash")) == table_hash(vendor, table)
 
 
 def test_a_merge_names_its_vendors_and_tables():

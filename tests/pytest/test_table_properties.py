@@ -8,32 +8,14 @@ was sent.
 
 from __future__ import annotations
 
-import re
 import types
 
-import jinja2
-import pytest
-from conftest import PROJECT_DIR
+from macro_rendering import macro_source, render_macro
 
-
-def _macro(path: str, name: str) -> str:
-    source = (PROJECT_DIR / path).read_text(encoding="utf-8")
-    return re.search(r"{% macro " + name + r"\(.*?{% endmacro %}", source, re.DOTALL).group(0)
-
-
-MACROS = (_macro("macros/cdc/_relations.sql", "_cdc_table_property")
-          + _macro("macros/materializations/view.sql", "_cdc_view_sql_md5"))
+MACROS = (macro_source("macros/cdc/_relations.sql", "_cdc_table_property")
+          + macro_source("macros/materializations/view.sql", "_cdc_view_sql_md5"))
 MD5 = "e742db0a4447f48af6e356dfff2c04fa"
 CONSUMED = "base_debezium__landing_records@0f4b0fd9-caea-4bbd-9147-b81338952225"
-
-
-class _Returned(Exception):
-    def __init__(self, value):
-        self.value = value
-
-
-def _return(value):
-    raise _Returned(value)
 
 
 def render(call: str, information: str | None, answer: str | None = None) -> tuple[str | None, list[str]]:
@@ -45,13 +27,7 @@ def render(call: str, information: str | None, answer: str | None = None) -> tup
         sent.append(sql)
         return types.SimpleNamespace(rows=[("the_property", answer)] if answer is not None else [])
 
-    env = jinja2.Environment(extensions=["jinja2.ext.do"])
-    env.globals.update({"return": _return, "modules": types.SimpleNamespace(re=re), "run_query": run_query})
-    # a macro whose name starts with `_` is private to its template: call it from the template
-    template = env.from_string(MACROS + "{{ " + call + " }}")
-    with pytest.raises(_Returned) as returned:
-        template.render(relation=_Relation(information))
-    return returned.value.value, sent
+    return render_macro(MACROS, call, {"run_query": run_query}, relation=_Relation(information)), sent
 
 
 def view_md5(information, answer=None):
