@@ -52,13 +52,23 @@
     {{ return(none if stored is none or stored.endswith(' does not have property: ' ~ name) else stored) }}
 {% endmacro %}
 
-{#- After a model that follows the per-table configuration was built in full: remember with which. -#}
-{% macro _cdc_remember_table_config(relation) %}
-    {%- for name, value in _cdc_table_config_property().items() -%}
-        {%- call statement('cdc_remember_table_config') -%}
-            alter table {{ relation }} set tblproperties ('{{ name }}' = '{{ value }}')
-        {%- endcall -%}
+{#- `tblproperties (...)` of the properties (name -> value) whose value is not none, or ''. -#}
+{% macro _cdc_table_properties_sql(properties) %}
+    {%- set pairs = [] -%}
+    {%- for name, value in properties.items() if value is not none -%}
+        {%- do pairs.append("'" ~ name ~ "' = '" ~ value ~ "'") -%}
     {%- endfor -%}
+    {{ return('tblproperties (' ~ pairs | join(', ') ~ ')' if pairs else '') }}
+{% endmacro %}
+
+{#- Sets the properties (name -> value) whose value is not none on `relation`, in one statement. -#}
+{% macro _cdc_set_table_properties(relation, properties) %}
+    {%- set listed = _cdc_table_properties_sql(properties) -%}
+    {%- if listed -%}
+        {%- call statement('cdc_set_table_properties') -%}
+            alter table {{ relation }} set {{ listed }}
+        {%- endcall -%}
+    {%- endif -%}
 {% endmacro %}
 
 {#- The table property a model that follows the per-table configuration keeps (name -> value), or
@@ -71,9 +81,7 @@
     (table property `cdc_merged_by_invocation`, _cdc_merge_invocation), so that models reading it
     later in the same run can tell. -#}
 {% macro _cdc_remember_merge_invocation(relation, merged=none) %}
-    {%- call statement('cdc_remember_merge_invocation') -%}
-        alter table {{ relation }} set tblproperties ('cdc_merged_by_invocation' = '{{ _cdc_merge_invocation(merged) }}')
-    {%- endcall -%}
+    {{ _cdc_set_table_properties(relation, {'cdc_merged_by_invocation': _cdc_merge_invocation(merged)}) }}
 {% endmacro %}
 
 {#- The value of `cdc_merged_by_invocation`: this invocation, then the vendors merged (`*`: all, a
@@ -111,8 +119,7 @@
 {#- True when the cdc_merge table `relation` wrote new rows of `vendor` (of any vendor when none),
     and of `source_table` when given, earlier in this dbt invocation. -#}
 {% macro cdc_merged_in_this_invocation(relation, vendor=none, source_table=none) %}
-    {%- set rows = run_query("show tblproperties " ~ relation ~ " ('cdc_merged_by_invocation')").rows -%}
-    {%- set stored = (rows[0][-1] if rows | length > 0 else '').split(':') -%}
+    {%- set stored = (_cdc_table_property(relation, 'cdc_merged_by_invocation') or '').split(':') -%}
     {%- if stored | length < 2 or stored[0] != invocation_id -%}
         {{ return(false) }}
     {%- endif -%}

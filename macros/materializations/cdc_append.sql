@@ -84,22 +84,3 @@
     {{ adapter.commit() }}
     {{ return({'relations': [target]}) }}
 {% endmaterialization %}
-
-{#- `tblproperties (...)` of the properties (name -> value) whose value is not none, or ''. -#}
-{% macro _cdc_table_properties_sql(properties) %}
-    {%- set pairs = [] -%}
-    {%- for name, value in properties.items() if value is not none -%}
-        {%- do pairs.append("'" ~ name ~ "' = '" ~ value ~ "'") -%}
-    {%- endfor -%}
-    {{ return('tblproperties (' ~ pairs | join(', ') ~ ')' if pairs else '') }}
-{% endmacro %}
-
-{#- Sets the properties (name -> value) whose value is not none on `relation`, in one statement. -#}
-{% macro _cdc_set_table_properties(relation, properties) %}
-    {%- set listed = _cdc_table_properties_sql(properties) -%}
-    {%- if listed -%}
-        {%- call statement('cdc_set_table_properties') -%}
-            alter table {{ relation }} set {{ listed }}
-        {%- endcall -%}
-    {%- endif -%}
-{% endmacro %}

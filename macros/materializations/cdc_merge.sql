@@ -180,9 +180,7 @@ cdc_merge model {{ this.identifier }}: set unique_key to the list of columns tha
         create table {{ target }}
         using {{ file_format }}
         partitioned by (_bucket)
-        {%- if properties %}
-        tblproperties ({% for name, value in properties.items() %}'{{ name }}' = '{{ value }}'{{ ', ' if not loop.last }}{% endfor %})
-        {%- endif %}
+        {{ _cdc_table_properties_sql(properties) }}
         as {{ query }}
     {%- endcall -%}
 {% endmacro %}
@@ -201,7 +199,7 @@ cdc_merge model {{ this.identifier }}: set unique_key to the list of columns tha
 {% macro _cdc_replace(target, staging, watermark, file_format) %}
     {%- set columns = _cdc_published_columns(staging) -%}
     {{ _cdc_create_target(target, file_format, 'select ' ~ columns | join(', ') ~ ' from ' ~ staging) }}
-    {{ _cdc_remember_table_config(target) }}
+    {{ _cdc_set_table_properties(target, _cdc_table_config_property()) }}
     {{ _cdc_reset_watermark(watermark) }}
     {{ _cdc_record_watermark(staging, watermark) }}
 {% endmacro %}

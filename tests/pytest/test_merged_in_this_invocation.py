@@ -2,14 +2,13 @@
 
 `_cdc_merge_invocation` writes, and `cdc_merged_in_this_invocation` reads, the table property
 `cdc_merged_by_invocation` (macros/cdc/_relations.sql): `<invocation>:<vendors>[:<table hashes>]`.
-Both are rendered with plain Jinja and stand-ins for dbt's `return`, `run_query`, `local_md5` and
-`invocation_id`.
+Both are rendered with plain Jinja and stand-ins for dbt's `return`, `local_md5` and
+`invocation_id`, and for the property reader `_cdc_table_property`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import types
 
 from macro_rendering import macro_source, render_macro
 
@@ -28,8 +27,8 @@ def render(call: str, stored: str | None = None, macros: str = MACROS, **variabl
     stand_ins = {
         "_cdc_source_table_hash": table_hash, "invocation_id": INVOCATION,
         "local_md5": lambda text: hashlib.md5(text.encode()).hexdigest(),
-        "run_query": lambda sql: types.SimpleNamespace(
-            rows=[("cdc_merged_by_invocation", stored)] if stored is not None else []),
+        # the property as _cdc_table_property gives it: none when the table has none
+        "_cdc_table_property": lambda relation, name: stored,
     }
     return render_macro(macros, call, stand_ins, **variables)
 
@@ -76,4 +75,5 @@ def test_too_many_tables_leave_the_tables_out():
 def test_another_invocation_or_no_value_merged_nothing():
     assert not merged_in("another-invocation:*", "debezium", "shop.orders")
     assert not merged_in("Table cdc_intermediate.int_cdc__current_state does not have property: x", "debezium")
+    assert not merged_in(None, "debezium")
 
