@@ -6,7 +6,7 @@
     {%- set listed = modules.re.search('(?m)^-- cdc_landing_records: ([0-9]+) files listed$', sql or '') -%}
     {%- if execute and vendor and listed and cdc_nothing_new_marker() in sql -%}
         {#- nothing read: the folder's listing says all there is to say, without counting the table -#}
-        {%- set files = listed.group(1) ~ (" file" if listed.group(1) == '1' else " files") -%}
+        {%- set files = _cdc_counted(listed.group(1) | int, "file") -%}
         {{ log("cdc progress: " ~ vendor ~ ": no new file (" ~ var('cdc_landing_dir') ~ "/" ~ vendor ~ " holds "
             ~ files ~ (", all read before" if listed.group(1) != '0' else "") ~ ")", info=true) }}
         {{ _cdc_warn_no_landing_file(vendor) if listed.group(1) == '0' }}
@@ -22,12 +22,18 @@ from {{ this }}
         {%- endset -%}
         {%- set row = run_query(counts).rows[0] -%}
         {{ log(
-            "cdc progress: " ~ vendor ~ ": read " ~ row[0] ~ " new files, " ~ row[1] ~ " records in this run; "
-            ~ row[2] ~ " files, " ~ row[3] ~ " records so far (" ~ var('cdc_landing_dir') ~ "/" ~ vendor ~ ")",
+            "cdc progress: " ~ vendor ~ ": read " ~ _cdc_counted(row[0], "new file") ~ ", " ~ _cdc_counted(row[1], "record")
+            ~ " in this run; " ~ _cdc_counted(row[2], "file") ~ ", " ~ _cdc_counted(row[3], "record") ~ " so far ("
+            ~ var('cdc_landing_dir') ~ "/" ~ vendor ~ ")",
             info=true
         ) }}
         {{ _cdc_warn_no_landing_file(vendor) if row[2] == 0 }}
     {%- endif -%}
+{% endmacro %}
+
+{#- "1 file", "2 files": a count and its noun, plural unless the count is 1. -#}
+{% macro _cdc_counted(count, noun) %}
+    {{- return(count ~ " " ~ noun ~ ("" if count == 1 else "s")) -}}
 {% endmacro %}
 
 {% macro _cdc_warn_no_landing_file(vendor) %}
