@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+from jvm_cpu import JvmCpuSampler
+
 from python_udfs.runner import delta_jars
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
@@ -240,6 +242,7 @@ class Runner:
     load_averages: list = field(default_factory=list)
     fingerprint: str = field(default_factory=project_fingerprint)
     changed_during: list = field(default_factory=list)
+    jvm_cpu: dict = field(default_factory=dict)  # step label -> CPU seconds of its JVM by kind of thread
 
     def run(self, label: str, command: list[str], shown: str, env: dict | None = None) -> tuple[float, str]:
         """Run one subprocess; returns (wall-clock seconds, stdout). Its output goes to a log file."""
@@ -250,9 +253,15 @@ class Runner:
         results = self.work / "dbt-target" / "run_results.json"
         results.unlink(missing_ok=True)
         started = time.perf_counter()
-        done = subprocess.run(command, cwd=PROJECT_DIR, env={**self.env, **(env or {})}, capture_output=True,
-                              text=True, check=False)
+        with subprocess.Popen(command, cwd=PROJECT_DIR, env={**self.env, **(env or {})}, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) as process:
+            sampler = JvmCpuSampler(process.pid)
+            sampler.start()
+            stdout, stderr = process.communicate()
+            sampler.stop()
         seconds = time.perf_counter() - started
+        done = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+        self.jvm_cpu[label] = sampler.seconds()
         self.load_averages.append(round(os.getloadavg()[0], 2))  # other processes on the machine skew times
         fingerprint = project_fingerprint()
         if fingerprint != self.fingerprint:
@@ -424,6 +433,24 @@ def print_report(figures: dict) -> None:
     print(f"{'expected live keys (generator)':<62} {check['expected_live_keys']:>11,}")
     print_model_breakdown({name: figures["model_seconds"][name]
                            for name in ("full build", "no-op run", "incremental", "incremental parquet")})
+    print_jvm_cpu(figures["jvm_cpu_seconds"])
+
+
+def print_jvm_cpu(jvm_cpu: dict[str, dict | None]) -> None:
+    """CPU seconds of each step's JVM by kind of thread (jvm_cpu.py); nothing where /proc is missing."""
+    columns = [name for name, kinds in jvm_cpu.items() if kinds]
+    if not columns:
+        return
+    print()
+    print("JVM CPU seconds by kind of thread (read from /proc every 0.5 s; benchmarks/jvm_cpu.py):")
+    print(f"  {'thread':<34}" + "".join(f" {name:>16}" for name in columns))
+    for kind in jvm_cpu[columns[0]]:
+        print(f"  {kind:<34}" + "".join(f" {jvm_cpu[name][kind]:>16.1f}" for name in columns))
+
+
+# benchmark.json name -> step label, for the JVM CPU table
+JVM_CPU_STEPS = (("bare Spark start", "bare Spark start"), ("hand-written job", "hand-written job"),
+                 ("full build", "full build"), ("no-op run", "no-op run"), ("incremental", "incremental run"))
 
 
 def print_model_breakdown(model_seconds: dict[str, dict[str, float]]) -> None:
@@ -594,6 +621,7 @@ def main(argv: list[str] | None = None) -> int:
         "model_seconds": {name: runner.model_seconds(label) for name, label in (
             ("full build", "full build"), ("no-op run", "no-op run"), ("incremental", "incremental run"),
             ("incremental parquet", "incremental run on parquet"), ("full refresh", "full refresh"))},
+        "jvm_cpu_seconds": {name: runner.jvm_cpu.get(label) for name, label in JVM_CPU_STEPS},
         "generator": {"seed": args.seed, "initial": initial_counts,
                       "total": dict(feed.counts), "duplicates": events - unique},
         "project_files_changed_during": runner.changed_during,
