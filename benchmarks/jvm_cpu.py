@@ -6,13 +6,20 @@ generated classes, afresh), the garbage collector, and the rest (the driver: par
 and planning SQL, Delta's log, py4j). The threads are read every half second, so a thread that
 ends between two reads loses up to half a second of its time; the pooled ones (tasks, compilers,
 collector) live as long as the JVM. Where there is no /proc, nothing is measured.
+
+Any command can be measured on its own, e.g. a run of your own project:
+
+    .venv/bin/python benchmarks/jvm_cpu.py .venv/bin/cdc-dbt run --select stg_debezium__change_events
 """
 
 from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 
 PROC = Path("/proc")
@@ -116,3 +123,31 @@ class JvmCpuSampler:
             totals[thread_kind(name)] += ticks / per_second
         return {**{kind: round(value, 1) for kind, value in totals.items()},
                 "total": round(sum(totals.values()), 1)}
+
+
+def main(argv: list[str]) -> int:
+    """Runs `argv` as a command (its output passes through) and prints its JVMs' CPU by kind."""
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.split("\n\n")[0] + "\n\nusage: python benchmarks/jvm_cpu.py COMMAND [ARGUMENT ...]")
+        return 0 if argv else 2
+    started = time.perf_counter()
+    try:
+        process = subprocess.Popen(argv)
+    except OSError as error:
+        print(f"jvm_cpu: cannot run {argv[0]}: {error}", file=sys.stderr)
+        return 127
+    sampler = JvmCpuSampler(process.pid)
+    sampler.start()
+    returncode = process.wait()
+    sampler.stop()
+    seconds = sampler.seconds()
+    print(f"\njvm_cpu: {' '.join(argv)}: exit {returncode}, {time.perf_counter() - started:.1f} s wall", file=sys.stderr)
+    if seconds is None:
+        print("jvm_cpu: no JVM was seen below the command (or this system has no /proc)", file=sys.stderr)
+    for kind, value in (seconds or {}).items():
+        print(f"jvm_cpu: {kind:<20} {value:8.1f} s CPU", file=sys.stderr)
+    return returncode
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

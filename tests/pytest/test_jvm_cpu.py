@@ -37,9 +37,9 @@ def test_a_jvm_started_below_a_shell_is_found_and_its_cpu_counted(tmp_path):
     source.write_text(textwrap.dedent("""
         public class Spin {
             public static void main(String[] args) {
-                long until = System.nanoTime() + 2_000_000_000L, sum = 0;
-                while (System.nanoTime() < until) { sum += until % 7; }
-                System.out.println(sum > 0);
+                long until = System.nanoTime() + 2_000_000_000L, spins = 0;
+                while (System.nanoTime() < until) { spins++; }
+                System.out.println(spins > 0 ? "spun" : "never spun");
             }
         }
     """), encoding="utf-8")
@@ -48,7 +48,7 @@ def test_a_jvm_started_below_a_shell_is_found_and_its_cpu_counted(tmp_path):
         sampler.start()
         out, _ = shell.communicate(timeout=120)
         sampler.stop()
-    assert out.strip() == "true"
+    assert out.strip() == "spun"
     seconds = sampler.seconds()
     assert seconds is not None
     assert seconds["total"] >= 1.0  # two seconds of spinning, most of it sampled
@@ -62,3 +62,15 @@ def test_a_jvm_started_below_a_shell_is_found_and_its_cpu_counted(tmp_path):
         sleeper.wait()
         idle.stop()
     assert idle.seconds() is None
+
+
+def test_the_command_line_passes_the_exit_code_through_and_says_when_no_jvm_ran(capfd):
+    assert jvm_cpu.main(["bash", "-c", "echo hello; exit 3"]) == 3
+    out, err = capfd.readouterr()
+    assert out == "hello\n"
+    assert "jvm_cpu: bash -c echo hello; exit 3: exit 3" in err
+    assert "no JVM was seen below the command" in err
+    assert jvm_cpu.main(["/nonexistent/command"]) == 127
+    assert "cannot run /nonexistent/command" in capfd.readouterr().err
+    assert jvm_cpu.main([]) == 2
+    assert "usage: python benchmarks/jvm_cpu.py COMMAND" in capfd.readouterr().out
