@@ -6,10 +6,10 @@
     {%- set listed = modules.re.search('(?m)^-- cdc_landing_records: ([0-9]+) files listed$', sql or '') -%}
     {%- if execute and vendor and listed and cdc_nothing_new_marker() in sql -%}
         {#- nothing read: the folder's listing says all there is to say, without counting the table -#}
-        {%- set files = _cdc_counted(listed.group(1) | int, "file") -%}
+        {%- set files_listed = listed.group(1) | int -%}
         {{ log("cdc progress: " ~ vendor ~ ": no new file (" ~ var('cdc_landing_dir') ~ "/" ~ vendor ~ " holds "
-            ~ files ~ (", all read before" if listed.group(1) != '0' else "") ~ ")", info=true) }}
-        {{ _cdc_warn_no_landing_file(vendor) if listed.group(1) == '0' }}
+            ~ _cdc_counted(files_listed, "file") ~ (", all read before" if files_listed > 0 else "") ~ ")", info=true) }}
+        {{ _cdc_warn_no_landing_file(vendor) if files_listed == 0 }}
     {%- elif execute and vendor -%}
         {%- set counts -%}
 -- every file has one marker row (record_no 0), so files are counted without a distinct

@@ -30,11 +30,18 @@ def _return(value):
     raise _Returned(value)
 
 
+def macro_environment(stand_ins: dict) -> jinja2.Environment:
+    """Plain Jinja with dbt's `do`, `return` and `modules.re`, and `stand_ins` (name -> value) for
+    the other dbt functions a macro calls."""
+    env = jinja2.Environment(extensions=["jinja2.ext.do"])
+    env.globals.update({"return": _return, "modules": types.SimpleNamespace(re=re), **stand_ins})
+    return env
+
+
 def render_macro(macros: str, call: str, stand_ins: dict, **variables):
     """What the macro call `call` (Jinja, e.g. `_cdc_view_sql_md5(relation)`) returns, with the
     `macros` defined and dbt's functions replaced by `stand_ins` (name -> value)."""
-    env = jinja2.Environment(extensions=["jinja2.ext.do"])
-    env.globals.update({"return": _return, "modules": types.SimpleNamespace(re=re), **stand_ins})
+    env = macro_environment(stand_ins)
     # a macro whose name starts with `_` is private to its template: call it from the template
     with pytest.raises(_Returned) as returned:
         env.from_string(macros + "{{ " + call + " }}").render(**variables)

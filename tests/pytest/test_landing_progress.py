@@ -1,16 +1,15 @@
 """The progress line of a landing model (`cdc_log_landing_progress`, macros/cdc/progress.sql).
 
 The post-hook is rendered with plain Jinja and stand-ins for dbt's `log`, `run_query`, `var` and
-`exceptions`; the lines it would log are collected. `_cdc_counted` returns, so it is given as a
-stand-in there and checked on its own (see macro_rendering).
+`exceptions`; the lines it would log are collected. `_cdc_counted` returns, so the post-hook calls
+it through a stand-in that renders it on its own (see macro_rendering).
 """
 
 from __future__ import annotations
 
 import types
 
-import jinja2
-from macro_rendering import macro_source, render_macro
+from macro_rendering import macro_environment, macro_source, render_macro
 
 PROGRESS = "macros/cdc/progress.sql"
 NOTHING_NEW = "-- cdc_append: nothing new upstream"
@@ -30,15 +29,13 @@ def progress(sql: str, counts: tuple | None = None) -> tuple[list[str], list[str
         queries.append(query)
         return types.SimpleNamespace(rows=[counts])
 
-    env = jinja2.Environment(extensions=["jinja2.ext.do"])
-    env.globals.update({
+    env = macro_environment({
         "log": lambda message, info=False: logged.append(message) or "",
         "run_query": run_query,
         "var": {"cdc_landing_dir": LANDING}.__getitem__,
         "exceptions": types.SimpleNamespace(warn=lambda message: warned.append(message)),
-        "modules": types.SimpleNamespace(re=__import__("re")),
         "cdc_nothing_new_marker": lambda: NOTHING_NEW,
-        "_cdc_counted": lambda count, noun: f"{count} {noun}" + ("" if count == 1 else "s"),
+        "_cdc_counted": counted,
         "execute": True, "invocation_id": "run-1", "this": "cdc_staging.base_debezium__landing_records",
     })
     macros = macro_source(PROGRESS, "cdc_log_landing_progress") + macro_source(PROGRESS, "_cdc_warn_no_landing_file")
