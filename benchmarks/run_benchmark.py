@@ -16,14 +16,19 @@ First N events are generated into <work>/landing/debezium/*.jsonl (~100k lines a
  6. a 1 % batch as a new file, cdc-dbt run: the incremental run (state tables on Delta when
     `make delta` fetched the jars, else parquet)
  7. counts and fingerprints of cdc_current / cdc_history (cdc-dbt show)
+    The same project on a Spark that stays up (cdc-spark-server --connect-port, DECISIONLOG D55;
+    leave out with --no-server):
+ 8. cdc-spark-server started on the same state, then through it (CDC_SPARK_REMOTE): a no-op run
+    (the server's first), a 1 % batch (its first batch), another 1 % batch (warm), a no-op run
+    (warm); the server stopped, counts and fingerprints again
     With Delta, the same on parquet, side by side:
- 8. cdc-dbt run --vars '{cdc_file_format: parquet}'   the state tables rebuilt as parquet
- 9. another 1 % batch, cdc-dbt run (parquet): the incremental run on parquet
-10. counts and fingerprints again
-11. cdc-dbt run --full-refresh    everything rebuilt from the landing files (default format)
-12. hand-written job again over N + batches
-13. comparison (cdc-dbt show): incremental == full refresh (so Delta == parquet), cdc_current ==
-    the job's output
+ 9. cdc-dbt run --vars '{cdc_file_format: parquet}'   the state tables rebuilt as parquet
+10. another 1 % batch, cdc-dbt run (parquet): the incremental run on parquet
+11. counts and fingerprints again
+12. cdc-dbt run --full-refresh    everything rebuilt from the landing files (default format)
+13. hand-written job again over N + batches
+14. comparison (cdc-dbt show): incremental == full refresh (so Delta == parquet, and the runs on
+    the server == the runs in a new process), cdc_current == the job's output
 
 Prints a table, three ratios against their targets, correctness lines and dbt's time per model;
 writes the figures to <work>/benchmark.json. See benchmarks/README.md.
@@ -37,6 +42,8 @@ import json
 import os
 import platform
 import random
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -52,6 +59,8 @@ from python_udfs.runner import delta_jars
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 VENV_PYTHON = PROJECT_DIR / ".venv" / "bin" / "python"
 CDC_DBT = PROJECT_DIR / ".venv" / "bin" / "cdc-dbt"
+CDC_SPARK_SERVER = PROJECT_DIR / ".venv" / "bin" / "cdc-spark-server"
+SERVER_START_TIMEOUT = 180
 HANDWRITTEN_JOB = Path(__file__).resolve().with_name("handwritten_job.py")
 LINES_PER_FILE = 100_000
 DUPLICATE_SHARE = 0.05  # share of the landed lines that are exact copies of another line
@@ -78,6 +87,12 @@ RATIOS = (
 DELTA_RATIOS = (
     ("1 % batch on Delta / full build", "incremental_1pct", "full_build", 0.10, ""),
     ("1 % batch on parquet / full build", "incremental_1pct_parquet", "full_build", 0.15, "for comparison"),
+)
+# through a running cdc-spark-server (D55): the same targets, the JVM already warm
+SERVER_RATIOS = (
+    ("no-op run, warm server / bare start", "noop_server_warm", "bare_spark_start", 3.0, "on a running server"),
+    ("1 % batch, warm server / full build", "incremental_1pct_server_warm", "full_build", 0.15,
+     "on a running server"),
 )
 
 # One Debezium MySQL message value, bare payload form (JSON converter with schemas disabled);
@@ -281,9 +296,12 @@ class Runner:
             results.rename(log.with_suffix(".run_results.json"))
         return seconds, done.stdout
 
-    def cdc_dbt(self, label: str, args: list[str]) -> tuple[float, str]:
+    def cdc_dbt(self, label: str, args: list[str], remote: str | None = None) -> tuple[float, str]:
+        """cdc-dbt with `args`; `remote`: through that Spark Connect server (CDC_SPARK_REMOTE)."""
         shown = ["<sql>" if previous == "--inline" else arg for previous, arg in zip(["", *args], args)]
-        return self.run(label, [str(CDC_DBT), *args], f"cdc-dbt {' '.join(shown)}")
+        prefix = f"CDC_SPARK_REMOTE={remote} " if remote else ""
+        return self.run(label, [str(CDC_DBT), *args], f"{prefix}cdc-dbt {' '.join(shown)}",
+                        env={"CDC_SPARK_REMOTE": remote} if remote else None)
 
     def bare_spark_start(self, label: str, class_archive: bool) -> float:
         """The JVM maps the class archive `make setup` wrote only when asked (python_udfs/class_archive.py)."""
@@ -314,6 +332,60 @@ class Runner:
         if not rows:
             raise StepFailed(f"{label}: no rows in the output of cdc-dbt show:\n{stdout[-2000:]}")
         return seconds, rows[0]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class SparkServer:
+    """`cdc-spark-server --connect-port` on the benchmark's state, in its own process group; the
+    local steps cannot run while it holds the metastore, so stop() comes before them."""
+
+    def __init__(self, runner: Runner):
+        self.runner = runner
+        self.log = runner.work / "logs" / "cdc-spark-server.log"
+        self.process: subprocess.Popen | None = None
+        self.url = ""
+
+    def start(self) -> float:
+        port, connect_port = _free_port(), _free_port()
+        self.url = f"sc://127.0.0.1:{connect_port}"
+        print(f"cdc-spark-server --port {port} --connect-port {connect_port} ...", flush=True)
+        started = time.perf_counter()
+        with self.log.open("w") as log:
+            self.process = subprocess.Popen(
+                [str(CDC_SPARK_SERVER), "--port", str(port), "--connect-port", str(connect_port)],
+                cwd=PROJECT_DIR, env=self.runner.env, stdout=log, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, start_new_session=True)
+        while "Spark Connect listening on" not in self.log.read_text(errors="replace"):
+            if self.process.poll() is not None or time.perf_counter() - started > SERVER_START_TIMEOUT:
+                self.stop()
+                tail = "\n".join(self.log.read_text(errors="replace").splitlines()[-20:])
+                raise StepFailed(f"cdc-spark-server did not start; its log is {self.log}\n{tail}")
+            time.sleep(0.5)
+        seconds = time.perf_counter() - started
+        print(f"cdc-spark-server: Spark Connect on {self.url} in {seconds:.1f} s", flush=True)
+        return seconds
+
+    def stop(self) -> None:
+        """SIGTERM (the server stops Spark cleanly), then SIGKILL to whatever is left of its group."""
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                pass
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.process.wait()
+        self.process = None
 
 
 def _show_rows(stdout: str) -> list[dict]:
@@ -413,10 +485,11 @@ def print_report(figures: dict) -> None:
         print(f"{step['label']:<42} {events:>12} {step['seconds']:>9.1f} {per_s:>11}")
     print("-" * len(header))
     print()
-    print(f"{'ratio':<32} {'value':>7} {'target':>8}  met")
+    width = max(len(ratio["name"]) for ratio in figures["ratios"])
+    print(f"{'ratio':<{width}} {'value':>7} {'target':>8}  met")
     for ratio in figures["ratios"]:
         note = f"  ({ratio['aim']})" if ratio["aim"] else ""
-        print(f"{ratio['name']:<32} {ratio['value']:>7.2f} {'<= ' + format(ratio['target'], 'g'):>8}  "
+        print(f"{ratio['name']:<{width}} {ratio['value']:>7.2f} {'<= ' + format(ratio['target'], 'g'):>8}  "
               f"{'met' if ratio['met'] else 'NOT met'}{note}")
     print()
     print_run_conditions(figures, label_width=62, value_width=11)
@@ -431,8 +504,8 @@ def print_report(figures: dict) -> None:
     print(f"{'incremental result == full refresh (fingerprints)':<62} "
           f"{check['incremental_equals_full_refresh']!s:>11}")
     print(f"{'expected live keys (generator)':<62} {check['expected_live_keys']:>11,}")
-    print_model_breakdown({name: figures["model_seconds"][name]
-                           for name in ("full build", "no-op run", "incremental", "incremental parquet")})
+    print_model_breakdown({name: figures["model_seconds"].get(name, {}) for name in (
+        "full build", "no-op run", "incremental", "incremental parquet", "batch, warm server")})
     print_jvm_cpu(figures["jvm_cpu_seconds"])
 
 
@@ -479,6 +552,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--work-dir", type=Path, default=None,
                         help="empty or new folder for landing files, Spark state and logs (default: a fresh temp dir)")
     parser.add_argument("--seed", type=int, default=20240601, help="random seed of the generator")
+    parser.add_argument("--no-server", dest="server", action="store_false",
+                        help="leave out the runs through a running cdc-spark-server (step 8)")
     args = parser.parse_args(argv)
     if args.events < 1:
         parser.error("--events must be at least 1")
@@ -515,6 +590,30 @@ def benchmark_env(work: Path) -> dict:
     return env
 
 
+def server_steps(runner: Runner, feed: Feed, batch_events: int, debezium_dir: Path, record) -> dict:
+    """Step 8: the project through a running cdc-spark-server (D55). Its first no-op run and
+    first batch pay the new JVM's warm-up once; the second batch and no-op run are what a server
+    that stays up costs. Returns the counts after them (read locally, the server stopped)."""
+    server = SparkServer(runner)
+    try:
+        record("server_start", "cdc-spark-server start (not a run)", server.start(), None)
+        seconds, _ = runner.cdc_dbt("no-op run on a new server", ["run"], remote=server.url)
+        record("noop_server_first", "no-op run, new server", seconds, 0)
+        for number, (name, label, step) in enumerate((
+                ("incremental_1pct_server_first", "1 % batch, new server", "incremental run on a new server"),
+                ("incremental_1pct_server_warm", "1 % batch, warm server", "incremental run on a warm server")),
+                start=1):
+            generate_batch(feed, batch_events, debezium_dir / f"orders-incremental-server-{number}.jsonl")
+            seconds, _ = runner.cdc_dbt(step, ["run"], remote=server.url)
+            record(name, label, seconds, batch_events)
+        seconds, _ = runner.cdc_dbt("no-op run on a warm server", ["run"], remote=server.url)
+        record("noop_server_warm", "no-op run, warm server", seconds, 0)
+    finally:
+        server.stop()
+    _, counts = runner.show("counts after the server's runs", counts_sql())
+    return counts
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if not CDC_DBT.exists():
@@ -524,7 +623,8 @@ def main(argv: list[str] | None = None) -> int:
     debezium_dir.mkdir(parents=True)
     (work / "logs").mkdir()
     on_delta = bool(delta_jars())
-    runner = Runner(work=work, env=benchmark_env(work), total_steps=14 if on_delta else 11)
+    runner = Runner(work=work, env=benchmark_env(work),
+                    total_steps=(14 if on_delta else 11) + (5 if args.server else 0))
     print(f"work folder: {work}", flush=True)
 
     events, keys = args.events, args.keys
@@ -571,6 +671,10 @@ def main(argv: list[str] | None = None) -> int:
                seconds, batch_events)
         _, after_incremental = runner.show("counts after incremental", counts_sql())
 
+        if args.server:
+            total += 2 * batch_events
+            after_incremental = server_steps(runner, feed, batch_events, debezium_dir, record)
+
         if on_delta:  # the same batch size on parquet state tables, side by side
             parquet = ["--vars", "{cdc_file_format: parquet}"]
             seconds, _ = runner.cdc_dbt("state tables to parquet", ["run", *parquet])
@@ -583,7 +687,7 @@ def main(argv: list[str] | None = None) -> int:
 
         seconds, _ = runner.cdc_dbt("full refresh", ["run", "--full-refresh"])
         record("full_refresh", "full refresh (--full-refresh)", seconds, total)
-        record("handwritten_job_total", "hand-written PySpark job (N + batch)",
+        record("handwritten_job_total", "hand-written PySpark job (N + batches)",
                runner.handwritten_job("hand-written job again", debezium_dir, job_output), total)
         _, final = runner.show("comparison", comparison_sql(job_output))
     except StepFailed as failed:
@@ -593,7 +697,8 @@ def main(argv: list[str] | None = None) -> int:
     incremental_equal = all(after_incremental[name] == final[name] for name in (
         "current_rows", "history_rows", "current_fingerprint", "history_fingerprint"))
     ratios = []
-    for name, numerator, denominator, target, aim in RATIOS + (DELTA_RATIOS if on_delta else ()):
+    for name, numerator, denominator, target, aim in (
+            RATIOS + (DELTA_RATIOS if on_delta else ()) + (SERVER_RATIOS if args.server else ())):
         value = steps[numerator]["seconds"] / steps[denominator]["seconds"]
         ratios.append({"name": name, "value": round(value, 4), "target": target, "met": value <= target,
                        "aim": aim})
@@ -620,7 +725,8 @@ def main(argv: list[str] | None = None) -> int:
         },
         "model_seconds": {name: runner.model_seconds(label) for name, label in (
             ("full build", "full build"), ("no-op run", "no-op run"), ("incremental", "incremental run"),
-            ("incremental parquet", "incremental run on parquet"), ("full refresh", "full refresh"))},
+            ("incremental parquet", "incremental run on parquet"), ("full refresh", "full refresh"),
+            ("batch, warm server", "incremental run on a warm server"))},
         "jvm_cpu_seconds": {name: runner.jvm_cpu.get(label) for name, label in JVM_CPU_STEPS},
         "generator": {"seed": args.seed, "initial": initial_counts,
                       "total": dict(feed.counts), "duplicates": events - unique},

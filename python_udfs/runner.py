@@ -13,6 +13,10 @@ per process, by whichever comes first:
   does only when dbt runs a statement (its relation cache, unless --no-populate-cache, or a
   model's introspective macro).
 
+With CDC_SPARK_REMOTE=sc://host:port the session is instead a Spark Connect session on a running
+`cdc-spark-server --connect-port PORT`: no JVM starts here, and the server's JVM, already warm from
+earlier runs, plans and runs the statements (DECISIONLOG D55).
+
 `cdc-dbt --version` and `--help` import neither dbt nor pyspark. Every other argument goes to dbt
 unchanged.
 
@@ -22,11 +26,14 @@ summary: events per vendor, quarantined records, rows in cdc_current and cdc_his
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import functools
 import importlib
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -89,6 +96,46 @@ def check_java() -> None:
     problem = java_problem()
     if problem:
         _fail(problem)
+
+
+def spark_remote() -> str | None:
+    """CDC_SPARK_REMOTE: the Spark Connect address (sc://host:port) of a running
+    `cdc-spark-server --connect-port PORT`, whose warm JVM then runs the statements; unset or
+    empty: Spark runs in this process (DECISIONLOG D55)."""
+    return os.environ.get("CDC_SPARK_REMOTE", "").strip() or None
+
+
+_REMOTE_ADDRESS = re.compile(r"^sc://(?P<host>\[[^\]]+\]|[^:/;\[\]]+):(?P<port>\d+)/?(;.*)?$")
+
+
+def remote_problem(url: str, timeout: float = 3.0) -> str | None:
+    """Why cdc-dbt cannot use the Spark Connect server at `url` (None when it answers): a malformed
+    address, or nothing listening there. Spark's client would retry for minutes before failing."""
+    match = _REMOTE_ADDRESS.match(url)
+    if not match:
+        return (f"CDC_SPARK_REMOTE={url} is not a Spark Connect address; write sc://HOST:PORT, e.g. "
+                "sc://127.0.0.1:15002, or unset it to run Spark in this process.")
+    host, port = match.group("host").strip("[]"), int(match.group("port"))
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except OSError as exc:
+        return (f"no Spark Connect server answers at {url} ({exc.strerror or exc}). Start one with "
+                f"`cdc-spark-server --connect-port {port}` (README 'A Spark that stays up'), or unset "
+                "CDC_SPARK_REMOTE to run Spark in this process.")
+
+
+def connect_session(url: str):
+    """A Spark Connect session on the server at `url`; the client needs pyspark's connect extras
+    (grpcio and friends, installed by `make setup`)."""
+    try:
+        from pyspark.sql.connect.session import SparkSession as RemoteSparkSession  # noqa: F401
+    except ImportError as exc:
+        raise RuntimeError(f"the Spark Connect client is not installed ({exc}); run `make setup`, "
+                           "which installs pyspark[connect]") from exc
+    from pyspark.sql import SparkSession
+
+    return SparkSession.builder.remote(url).getOrCreate()
 
 
 def delta_jars() -> list[str]:
@@ -221,7 +268,8 @@ def project_session(master: str | None = None):
         if _session is None:
             if _session_error is not None:
                 raise SparkStartError(_session_error)
-            problem = java_problem()
+            remote = spark_remote()
+            problem = remote_problem(remote) if remote else java_problem()
             if problem:
                 _session_error = f"cdc-dbt: {problem}"
                 raise SparkStartError(_session_error)
@@ -229,18 +277,32 @@ def project_session(master: str | None = None):
             try:
                 from python_udfs.registration import register_all
 
-                spark = build_spark_session(master)
-                register_all(spark)
+                spark = connect_session(remote) if remote else build_spark_session(master)
+                register_all(spark)  # on a server, the functions belong to this run's session only
             except Exception as exc:
-                _session_error = f"cdc-dbt: Spark did not start: {type(exc).__name__}: {exc}"
+                where = f"on the Spark Connect server {remote}" if remote else "Spark did not start"
+                _session_error = f"cdc-dbt: {where}: {type(exc).__name__}: {exc}"
                 raise SparkStartError(_session_error) from exc
+            if remote:
+                atexit.register(_release_remote_session, spark)
             _session = spark
         return _session
 
 
+def _release_remote_session(spark) -> None:
+    """End this run's session on the server (its temporary views and functions go with it)."""
+    with contextlib.suppress(Exception):  # the server may be gone already: nothing to release then
+        spark.stop()
+
+
 def start(master: str | None = None):
     """Start the project session now (exits with a plain message when Java is missing)."""
-    check_java()
+    if not spark_remote():
+        check_java()
+    elif not install_lazy_session():
+        # on a Spark Connect server dbt-spark must get the project session, never build its own
+        _fail("dbt-spark's session module has no `SparkSession` to hook, so CDC_SPARK_REMOTE cannot be "
+              "used with this dbt-spark; unset it to run Spark in this process.")
     configure_environment()
     # importing dbt takes about 2 s of Python; let it overlap the JVM's start-up
     dbt_import = threading.Thread(target=importlib.import_module, args=("dbt.cli.main",), daemon=True)
@@ -265,10 +327,28 @@ class _ProjectSessionFirst:
     @property
     def builder(self):
         project_session()
+        if spark_remote():
+            # the profile's server_side_parameters (spark.master among them) are the server's
+            # business: a Connect session refuses a master, and its static settings are fixed
+            return _ProjectSessionBuilder()
         return self._real.builder
 
     def __getattr__(self, name: str):
         return getattr(self._real, name)
+
+
+class _ProjectSessionBuilder:
+    """What dbt-spark's cursor gets for `SparkSession.builder` when the session is a Spark Connect
+    one (CDC_SPARK_REMOTE): its settings are ignored, getOrCreate() returns the project session."""
+
+    def enableHiveSupport(self):
+        return self
+
+    def config(self, *_args, **_kwargs):
+        return self
+
+    def getOrCreate(self):
+        return project_session()
 
 
 def install_lazy_session() -> bool:
@@ -366,6 +446,8 @@ ENVIRONMENT = (
      "format of the state tables; cdc-dbt makes it delta when CDC_DELTA_JARS holds the jars (make delta)"),
     ("CDC_DELTA_JARS", str(PROJECT_DIR / ".delta-jars"), "folder of the Delta Lake jars `make delta` fetches"),
     ("CDC_CLASS_ARCHIVE", "on", "off: start the JVM without the class archive `make setup` wrote (.spark-cds/)"),
+    ("CDC_SPARK_REMOTE", "unset: Spark runs in this process",
+     "sc://HOST:PORT of a running `cdc-spark-server --connect-port PORT`: its warm JVM runs the SQL"),
     ("CDC_DBT_TARGET", "local", "profiles.yml target: local (this process) or thrift (cdc-spark-server)"),
     ("CDC_THRIFT_HOST", "127.0.0.1", "thrift target: server host"),
     ("CDC_THRIFT_PORT", "10000", "thrift target: server port"),
@@ -382,7 +464,8 @@ def print_help() -> None:
           "       cdc-dbt <dbt command> --help         dbt's own help for that command\n"
           "       cdc-dbt --version | --help\n"
           "\n"
-          "Runs dbt in this process on a local Spark session with the project's Python UDFs registered.\n"
+          "Runs dbt in this process on a local Spark session with the project's Python UDFs registered\n"
+          "(or on a running `cdc-spark-server --connect-port PORT`: set CDC_SPARK_REMOTE=sc://HOST:PORT).\n"
           f"Spark (Java 17+) starts at once for {', '.join(SPARK_COMMANDS)} and docs generate;\n"
           "for any other command only when dbt first runs a statement: ls, parse, deps and clean never\n"
           "do; compile does to fill dbt's relation cache (skip it: --no-populate-cache) and for models\n"

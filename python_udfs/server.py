@@ -7,6 +7,11 @@ with `spark.sql.hive.thriftServer.singleSession=true`, ship the python_udfs pack
 executors (non-local masters), register the UDFs, start HiveThriftServer2 on that session, wait
 until the port accepts connections, print one "listening" line, and on SIGTERM / SIGINT stop the
 server and the SparkContext and exit 0.
+
+With `--connect-port PORT` the same SparkContext also serves Spark Connect: `cdc-dbt` with
+CDC_SPARK_REMOTE=sc://HOST:PORT runs dbt in its own process but its statements in this JVM, which
+stays warm between runs (DECISIONLOG D55). Each such run is a Connect session of its own (its
+temporary views and the UDFs it registers are its own); the catalog and the tables are shared.
 """
 
 from __future__ import annotations
@@ -49,6 +54,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="address the Thrift server binds to (default 127.0.0.1; 0.0.0.0 for all)")
     parser.add_argument("--port", type=int, default=int(os.environ.get("CDC_THRIFT_PORT", "10000")),
                         help="Thrift server port (default 10000, or CDC_THRIFT_PORT)")
+    parser.add_argument("--connect-port", type=int, default=None, metavar="PORT",
+                        help="also serve Spark Connect on PORT (e.g. 15002), on the same host: "
+                             "`CDC_SPARK_REMOTE=sc://HOST:PORT cdc-dbt run` then runs on this warm JVM")
     parser.add_argument("--spark-dir", default=os.environ.get("CDC_SPARK_DIR", str(PROJECT_DIR / ".spark")),
                         help="state folder: metastore_db/, warehouse/, scratch files "
                              "(default CDC_SPARK_DIR or the project's .spark)")
@@ -70,14 +78,18 @@ def parse_conf(pairs: list[str]) -> dict[str, str]:
     return conf
 
 
-def check_port_free(host: str, port: int) -> None:
+def check_port_free(host: str, port: int, option: str = "--port") -> None:
     if not 0 < port < 65536:
-        _fail(f"--port must be between 1 and 65535, got {port}")
+        _fail(f"{option} must be between 1 and 65535, got {port}")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Java's server socket: TIME_WAIT is fine
         try:
             probe.bind((host, port))
         except OSError as exc:
+            if exc.errno == errno.EADDRINUSE and option == "--connect-port":
+                _fail(f"port {port} on {host} is already in use (another Spark Connect server?). "
+                      "Stop it, or pick another port with --connect-port N and set "
+                      "CDC_SPARK_REMOTE=sc://HOST:N for cdc-dbt.")
             if exc.errno == errno.EADDRINUSE:
                 _fail(f"port {port} on {host} is already in use (another Thrift server or HiveServer2?). "
                       "Stop it, or pick another port with --port N and set CDC_THRIFT_PORT=N for dbt.")
@@ -85,12 +97,26 @@ def check_port_free(host: str, port: int) -> None:
 
 
 def accepts_connections(host: str, port: int) -> bool:
-    target = "127.0.0.1" if host in ("0.0.0.0", "") else host
     try:
-        with socket.create_connection((target, port), timeout=2):
+        with socket.create_connection((_client_host(host), port), timeout=2):
             return True
     except OSError:
         return False
+
+
+def _client_host(host: str) -> str:
+    return "127.0.0.1" if host in ("0.0.0.0", "") else host
+
+
+def _wait_until_listening(host: str, port: int, what: str, stop_requested: threading.Event) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT_SECONDS
+    while not accepts_connections(host, port):
+        if stop_requested.is_set():
+            return
+        if time.monotonic() > deadline:
+            _fail(f"{what} did not accept connections on {host}:{port} within "
+                  f"{READY_TIMEOUT_SECONDS} s (see the Spark log above)", code=1)
+        time.sleep(0.5)
 
 
 def package_zip(spark_dir: Path) -> Path:
@@ -123,16 +149,23 @@ def server_conf(args: argparse.Namespace, spark_dir: Path) -> dict[str, str]:
         "spark.hadoop.hive.downloaded.resources.dir": str(scratch / "resources") + "/${hive.session.id}",
         "spark.hadoop.hive.server2.logging.operation.log.location": str(scratch / "operation_logs"),
     }
+    if args.connect_port is not None:
+        conf["spark.connect.grpc.binding.address"] = args.host
+        conf["spark.connect.grpc.binding.port"] = str(args.connect_port)
     conf.update(parse_conf(args.conf))
     return conf
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.connect_port is not None and args.connect_port == args.port:
+        _fail(f"--connect-port and --port are both {args.port}; give Spark Connect its own port (e.g. 15002)")
     spark_dir = Path(args.spark_dir).expanduser().resolve()
     os.environ["CDC_SPARK_DIR"] = str(spark_dir)
     check_java()
     check_port_free(args.host, args.port)
+    if args.connect_port is not None:
+        check_port_free(args.host, args.connect_port, "--connect-port")
     configure_environment()  # PYSPARK_PYTHON defaults to this interpreter (executors run the UDFs with it)
     # HiveServer2 reads these before its configuration: they make --host/--port authoritative.
     os.environ["HIVE_SERVER2_THRIFT_BIND_HOST"] = args.host
@@ -160,6 +193,7 @@ def main(argv: list[str] | None = None) -> None:
     # SparkContext installs its own SIGINT handler (cancel jobs, raise KeyboardInterrupt): take it back.
     signal.signal(signal.SIGINT, request_stop)
     server = None
+    connect = None
     code = 0
     try:
         if not local:
@@ -170,18 +204,19 @@ def main(argv: list[str] | None = None) -> None:
         jvm = spark.sparkContext._jvm
         server = jvm.org.apache.spark.sql.hive.thriftserver.HiveThriftServer2.startWithContext(
             spark._jsparkSession.sqlContext())
-        deadline = time.monotonic() + READY_TIMEOUT_SECONDS
-        while not accepts_connections(args.host, args.port):
-            if stop_requested.is_set():
-                break
-            if time.monotonic() > deadline:
-                _fail(f"the Thrift server did not accept connections on {args.host}:{args.port} within "
-                      f"{READY_TIMEOUT_SECONDS} s (see the Spark log above)", code=1)
-            time.sleep(0.5)
+        _wait_until_listening(args.host, args.port, "the Thrift server", stop_requested)
+        if args.connect_port is not None and not stop_requested.is_set():
+            connect = jvm.org.apache.spark.sql.connect.service.SparkConnectService
+            connect.start(spark.sparkContext._jsc.sc())
+            _wait_until_listening(args.host, args.connect_port, "Spark Connect", stop_requested)
         if not stop_requested.is_set():
             print(f"Spark Thrift Server listening on jdbc:hive2://{args.host}:{args.port} "
                   f"(master {args.master}, Spark {spark.version}, {len(names)} UDFs, "
                   f"ready in {time.monotonic() - started:.0f} s; stop with Ctrl-C or SIGTERM)", flush=True)
+            if connect is not None:
+                print(f"Spark Connect listening on sc://{args.host}:{args.connect_port} "
+                      f"(CDC_SPARK_REMOTE=sc://{_client_host(args.host)}:{args.connect_port} cdc-dbt run)",
+                      flush=True)
         while not stop_requested.wait(2):
             if spark.sparkContext._jsc.sc().isStopped():
                 _log("the SparkContext stopped (cluster lost?); exiting")
@@ -197,6 +232,11 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if connect is not None:
+            try:
+                connect.stop(getattr(connect, "stop$default$1")(), getattr(connect, "stop$default$2")())
+            except Exception as exc:  # noqa: BLE001 - the JVM may already be gone
+                _log(f"stopping Spark Connect: {type(exc).__name__}")
         if server is not None:
             try:
                 server.stop()

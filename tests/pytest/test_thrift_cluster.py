@@ -1,4 +1,5 @@
-"""The project on a real Spark cluster: standalone master + one worker, `cdc-spark-server`, plain dbt.
+"""The project on a real Spark cluster: standalone master + one worker, `cdc-spark-server`, plain dbt
+and cdc-dbt through Spark Connect.
 
 Everything binds to 127.0.0.1 and runs in its own process group, which the fixtures kill at the
 end (also when the test fails). The UDFs run in the worker's executor, which imports python_udfs
@@ -8,7 +9,10 @@ side is the bundled samples' build on the tests' shared session (conftest bundle
 which test_bundled_samples.py checks), read here for the two vendors the cluster builds.
 Two vendors keep it short: Debezium (flattened in SQL) and Datastream (Avro files and its parser
 are Python functions, so the executor's Python is exercised); the data tests run in
-test_bundled_samples.py, not here.
+test_bundled_samples.py, not here. The same server also serves Spark Connect (--connect-port):
+`cdc-dbt run` with CDC_SPARK_REMOTE builds the two vendors again, in a schema of its own, through
+it (the UDFs registered by the client's session, run by the worker), with the same result
+(DECISIONLOG D55).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT_DIR, SamplesBuild
+from conftest import CDC_DBT, PROJECT_DIR, SamplesBuild
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
@@ -145,19 +149,23 @@ def standalone_master(processes: Processes) -> str:
     return url
 
 
-def start_server(processes: Processes, master: str, spark_dir: Path) -> int:
+def start_server(processes: Processes, master: str, spark_dir: Path) -> tuple[int, int]:
+    """cdc-spark-server on the cluster; returns its Thrift port and its Spark Connect port."""
     began = time.monotonic()
-    port = free_port()
+    port, connect_port = free_port(), free_port()
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"}
     server = processes.start("server", [
-        str(BIN / "cdc-spark-server"), "--master", master, "--port", str(port), "--spark-dir", str(spark_dir),
+        str(BIN / "cdc-spark-server"), "--master", master, "--port", str(port), "--connect-port", str(connect_port),
+        "--spark-dir", str(spark_dir),
         "--conf", "spark.driver.memory=1g", "--conf", "spark.driver.host=127.0.0.1",
         "--conf", "spark.executor.memory=1g", "--conf", "spark.executor.cores=2",
         "--conf", "spark.cores.max=2"], env)
-    wait_for("cdc-spark-server", lambda: "Spark Thrift Server listening on" in processes.log("server"),
+    wait_for("cdc-spark-server", lambda: "Spark Connect listening on" in processes.log("server"),
              server, processes, "server")
-    print(f"[cluster] cdc-spark-server ready on 127.0.0.1:{port} in {time.monotonic() - began:.0f} s")
-    return port
+    assert "Spark Thrift Server listening on" in processes.log("server")
+    print(f"[cluster] cdc-spark-server ready on 127.0.0.1:{port} (Spark Connect {connect_port}) "
+          f"in {time.monotonic() - began:.0f} s")
+    return port, connect_port
 
 
 def plain_dbt(root: Path, landing: Path, port: int, *args: str) -> str:
@@ -169,6 +177,20 @@ def plain_dbt(root: Path, landing: Path, port: int, *args: str) -> str:
                           cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=1800, check=False)
     if proc.returncode != 0:
         pytest.fail(f"dbt {' '.join(args)} --target thrift failed ({proc.returncode}):\n"
+                    f"{proc.stdout[-8000:]}\n{proc.stderr[-3000:]}")
+    return proc.stdout
+
+
+def remote_cdc_dbt(root: Path, landing: Path, connect_port: int, *args: str) -> str:
+    """`cdc-dbt <args>` through the server's Spark Connect (CDC_SPARK_REMOTE), in its own schema."""
+    env = {**os.environ, "CDC_SPARK_REMOTE": f"sc://127.0.0.1:{connect_port}", "CDC_SCHEMA": "cdc_connect",
+           "CDC_LANDING_DIR": str(landing), "DBT_TARGET_PATH": str(root / "target"),
+           "DBT_LOG_PATH": str(root / "logs"), "CDC_SPARK_DIR": str(root / "unused-local-spark")}
+    env.pop("CDC_DBT_TARGET", None)
+    proc = subprocess.run([str(CDC_DBT), *args], cwd=PROJECT_DIR, env=env, capture_output=True, text=True,
+                          timeout=1800, check=False)
+    if proc.returncode != 0:
+        pytest.fail(f"CDC_SPARK_REMOTE=... cdc-dbt {' '.join(args)} failed ({proc.returncode}):\n"
                     f"{proc.stdout[-8000:]}\n{proc.stderr[-3000:]}")
     return proc.stdout
 
@@ -191,7 +213,7 @@ def test_dbt_run_through_thrift_on_a_standalone_cluster_matches_local(
     thrift_root = tmp_path / "thrift"
 
     began = time.monotonic()
-    port = start_server(processes, standalone_master, thrift_root / "spark")
+    port, connect_port = start_server(processes, standalone_master, thrift_root / "spark")
     timings["cluster: server start"] = time.monotonic() - began
 
     began = time.monotonic()
@@ -207,6 +229,16 @@ def test_dbt_run_through_thrift_on_a_standalone_cluster_matches_local(
     # The work ran in the worker's executor (its folder holds the application's executor logs).
     assert list((tmp_path / "worker").glob("app-*/*/stderr")), "no executor ran on the worker"
 
+    # cdc-dbt through Spark Connect on the same server: the reference seeds loaded first (cdc-dbt
+    # run does that when they are missing), then the same two vendors, in schema cdc_connect
+    began = time.monotonic()
+    connect_root = tmp_path / "connect"
+    connect_output = remote_cdc_dbt(connect_root, landing, connect_port, "run", *VENDORS_ALONE)
+    assert "ERROR=0" in connect_output, connect_output[-4000:]
+    connect_rows = show_rows(remote_cdc_dbt(connect_root, landing, connect_port, "show", "--inline",
+                                            CURRENT_ROWS, "--limit", "-1", "--output", "json", "--quiet"))
+    timings["cluster: cdc-dbt run + query through Spark Connect"] = time.monotonic() - began
+
     began = time.monotonic()
     assert processes.stop("server") == 0, processes.log("server")[-4000:]
     processes.stop("worker")
@@ -218,3 +250,4 @@ def test_dbt_run_through_thrift_on_a_standalone_cluster_matches_local(
     assert {json.loads(row)["source_vendor"] for row in expected} == set(VENDORS), expected[:3]
     assert len(cluster_rows) == len(expected)
     assert cluster_rows == expected
+    assert connect_rows == expected

@@ -1,0 +1,240 @@
+"""cdc-dbt on a running server (CDC_SPARK_REMOTE, DECISIONLOG D55), without Spark: the address
+check, the hook that hands dbt-spark the Connect session, and the server's --connect-port option.
+test_thrift_cluster.py runs a real `cdc-dbt run` through Spark Connect on a cluster."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from conftest import CDC_DBT, PROJECT_DIR
+
+from python_udfs import runner, server
+
+
+def closed_port() -> int:
+    """A port nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize("address", [
+    "127.0.0.1:15002", "sc://127.0.0.1", "sc://:15002", "http://127.0.0.1:15002", "sc://host:port", "sc:/h:1"])
+def test_a_malformed_address_says_how_to_write_one(address):
+    problem = runner.remote_problem(address)
+    assert problem is not None
+    assert f"CDC_SPARK_REMOTE={address} is not a Spark Connect address" in problem
+    assert "sc://HOST:PORT" in problem and "unset it" in problem
+
+
+def test_an_address_nobody_answers_names_the_command_that_starts_a_server():
+    port = closed_port()
+    problem = runner.remote_problem(f"sc://127.0.0.1:{port}", timeout=1)
+    assert problem is not None
+    assert f"no Spark Connect server answers at sc://127.0.0.1:{port}" in problem
+    assert f"cdc-spark-server --connect-port {port}" in problem
+    assert "unset CDC_SPARK_REMOTE" in problem
+
+
+@pytest.mark.parametrize("suffix", ["", "/", ";user_id=analyst"])
+def test_an_address_with_a_listener_is_accepted(suffix):
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        assert runner.remote_problem(f"sc://127.0.0.1:{port}{suffix}") is None
+
+
+def test_spark_remote_reads_the_variable(monkeypatch):
+    monkeypatch.delenv("CDC_SPARK_REMOTE", raising=False)
+    assert runner.spark_remote() is None
+    monkeypatch.setenv("CDC_SPARK_REMOTE", "  ")
+    assert runner.spark_remote() is None
+    monkeypatch.setenv("CDC_SPARK_REMOTE", " sc://10.0.0.5:15002 ")
+    assert runner.spark_remote() == "sc://10.0.0.5:15002"
+
+
+@pytest.fixture
+def remote_hooked(monkeypatch):
+    """dbt-spark's module hooked with CDC_SPARK_REMOTE set; Spark replaced by counters."""
+    from dbt.adapters.spark import session as dbt_spark_session
+
+    from python_udfs import registration
+
+    monkeypatch.setattr(dbt_spark_session, "SparkSession", dbt_spark_session.SparkSession)
+    monkeypatch.setattr(runner, "_session", None)
+    monkeypatch.setattr(runner, "_session_error", None)
+    monkeypatch.setattr(runner, "configure_environment", lambda: None)
+    monkeypatch.setenv("CDC_SPARK_REMOTE", "sc://127.0.0.1:15002")
+    calls = {"java": 0, "probe": [], "connect": [], "build": 0, "register": [], "released": []}
+
+    class RemoteSession:
+        def stop(self):
+            calls["released"].append(self)
+
+    def connect(url):
+        calls["connect"].append(url)
+        time.sleep(0.2)  # every thread arrives while the first one connects
+        return RemoteSession()
+
+    def java_problem():
+        calls["java"] += 1
+
+    def build(master=None):
+        calls["build"] += 1
+
+    monkeypatch.setattr(runner, "java_problem", java_problem)
+    monkeypatch.setattr(runner, "remote_problem", lambda url: calls["probe"].append(url))
+    monkeypatch.setattr(runner, "connect_session", connect)
+    monkeypatch.setattr(runner, "build_spark_session", build)
+    monkeypatch.setattr(registration, "register_all", lambda spark: calls["register"].append(spark) or [])
+    exit_handlers = []
+    monkeypatch.setattr(runner.atexit, "register", lambda handler, *args: exit_handlers.append((handler, args)))
+    assert runner.install_lazy_session()
+    return dbt_spark_session, calls, exit_handlers
+
+
+def test_dbt_spark_gets_the_connect_session_whatever_its_profile_sets(remote_hooked):
+    dbt_spark_session, calls, exit_handlers = remote_hooked
+    sessions, errors = [], []
+
+    def statement():  # what dbt-spark's Cursor.execute does, with the local profile's parameters
+        try:
+            builder = dbt_spark_session.SparkSession.builder.enableHiveSupport()
+            for key, value in (("spark.master", "local[*]"), ("spark.sql.warehouse.dir", "/elsewhere")):
+                builder = builder.config(key, value)
+            sessions.append(builder.getOrCreate())
+        except Exception as exc:  # noqa: BLE001 - reported by the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=statement) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert not errors
+    assert len(sessions) == 4 and all(session is sessions[0] for session in sessions)
+    assert calls["probe"] == ["sc://127.0.0.1:15002"] and calls["connect"] == ["sc://127.0.0.1:15002"]
+    assert calls["java"] == 0 and calls["build"] == 0  # no JVM in this process
+    assert calls["register"] == [sessions[0]]  # the functions belong to this run's session
+    # the run's session is released on the server when the process ends
+    assert len(exit_handlers) == 1
+    handler, args = exit_handlers[0]
+    handler(*args)
+    assert calls["released"] == [sessions[0]]
+
+
+def test_a_server_that_does_not_answer_fails_every_statement_with_the_probe_message(remote_hooked, monkeypatch):
+    dbt_spark_session, calls, _ = remote_hooked
+    monkeypatch.setattr(runner, "remote_problem", lambda url: calls["probe"].append(url) or "nobody there")
+    for _ in range(3):
+        with pytest.raises(runner.SparkStartError, match="^cdc-dbt: nobody there$"):
+            _ = dbt_spark_session.SparkSession.builder
+    assert calls["probe"] == ["sc://127.0.0.1:15002"]  # asked once, not retried
+    assert calls["connect"] == [] and calls["java"] == 0
+
+
+def test_a_failure_on_the_server_names_it(remote_hooked, monkeypatch):
+    dbt_spark_session, calls, _ = remote_hooked
+
+    def refuse(url):
+        calls["connect"].append(url)
+        raise ConnectionError("UNAVAILABLE")
+
+    monkeypatch.setattr(runner, "connect_session", refuse)
+    with pytest.raises(runner.SparkStartError,
+                       match="on the Spark Connect server sc://127.0.0.1:15002: ConnectionError: UNAVAILABLE"):
+        _ = dbt_spark_session.SparkSession.builder
+    assert calls["connect"] == ["sc://127.0.0.1:15002"] and calls["register"] == []
+
+
+def test_starting_on_a_server_hooks_dbt_spark_first(monkeypatch):
+    """cdc-dbt run and cdc-run start the session at once: on a server the hook must be in place
+    too, or dbt-spark's own builder would start a local JVM beside it."""
+    from dbt.adapters.spark import session as dbt_spark_session
+
+    monkeypatch.setattr(dbt_spark_session, "SparkSession", dbt_spark_session.SparkSession)
+    monkeypatch.setenv("CDC_SPARK_REMOTE", "sc://127.0.0.1:15002")
+    monkeypatch.setattr(runner, "configure_environment", lambda: None)
+    monkeypatch.setattr(runner, "check_java", lambda: pytest.fail("Java checked for a server run"))
+    monkeypatch.setattr(runner, "project_session", lambda master=None: "the Connect session")
+    assert runner.start() == "the Connect session"
+    assert isinstance(dbt_spark_session.SparkSession, runner._ProjectSessionFirst)
+    assert dbt_spark_session.SparkSession.builder.config("spark.master", "local[*]").getOrCreate() \
+        == "the Connect session"
+
+
+def test_local_runs_keep_dbt_sparks_own_builder(monkeypatch):
+    """Without CDC_SPARK_REMOTE the hook returns pyspark's builder, as before D55."""
+    from dbt.adapters.spark import session as dbt_spark_session
+    from pyspark.sql import SparkSession
+
+    monkeypatch.setattr(dbt_spark_session, "SparkSession", dbt_spark_session.SparkSession)
+    monkeypatch.delenv("CDC_SPARK_REMOTE", raising=False)
+    monkeypatch.setattr(runner, "_session", "the local session")
+    assert runner.install_lazy_session()
+    assert type(dbt_spark_session.SparkSession.builder) is type(SparkSession.builder)
+
+
+def test_cdc_dbt_run_on_an_absent_server_stops_before_dbt_without_java(tmp_path):
+    """The whole command: no JVM is looked for, the message says what to start, exit code 2."""
+    port = closed_port()
+    fake_java = tmp_path / "bin" / "java"
+    fake_java.parent.mkdir()
+    calls = tmp_path / "java-calls.txt"
+    fake_java.write_text(f'#!/bin/sh\necho "java $*" >> "{calls}"\nexit 1\n')
+    fake_java.chmod(0o755)
+    env = {"PATH": f"{fake_java.parent}:/usr/bin:/bin", "JAVA_HOME": str(tmp_path), "HOME": str(tmp_path),
+           "CDC_SPARK_REMOTE": f"sc://127.0.0.1:{port}", "CDC_SPARK_DIR": str(tmp_path / "spark"),
+           "DBT_TARGET_PATH": str(tmp_path / "target"), "DBT_LOG_PATH": str(tmp_path / "logs"),
+           "DO_NOT_TRACK": "1"}
+    proc = subprocess.run([str(CDC_DBT), "run"], cwd=PROJECT_DIR, env=env, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert f"no Spark Connect server answers at sc://127.0.0.1:{port}" in proc.stderr
+    assert f"cdc-spark-server --connect-port {port}" in proc.stderr
+    assert not calls.exists(), calls.read_text()
+    assert "Running with dbt" not in proc.stdout  # stopped before dbt's run began
+
+
+# ---------------------------------------------------------------------------------------------
+# cdc-spark-server --connect-port
+
+
+def test_the_server_serves_connect_only_when_asked(tmp_path):
+    without = server.parse_args(["--port", "10001"])
+    assert without.connect_port is None
+    conf = server.server_conf(without, tmp_path)
+    assert not any(key.startswith("spark.connect.") for key in conf)
+
+    with_connect = server.parse_args(["--host", "0.0.0.0", "--port", "10001", "--connect-port", "15003"])
+    conf = server.server_conf(with_connect, tmp_path)
+    assert conf["spark.connect.grpc.binding.port"] == "15003"
+    assert conf["spark.connect.grpc.binding.address"] == "0.0.0.0"
+
+
+def test_a_connect_port_in_use_says_which_option_to_change(capsys):
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        with pytest.raises(SystemExit) as stopped:
+            server.check_port_free("127.0.0.1", port, "--connect-port")
+    assert stopped.value.code == 2
+    message = capsys.readouterr().err
+    assert f"port {port} on 127.0.0.1 is already in use (another Spark Connect server?)" in message
+    assert "--connect-port N" in message and "CDC_SPARK_REMOTE=sc://HOST:N" in message
+
+
+def test_the_connect_port_cannot_be_the_thrift_port():
+    proc = subprocess.run([sys.executable, "-m", "python_udfs.server", "--port", "10002", "--connect-port", "10002",
+                           "--spark-dir", str(Path("/nonexistent-cdc-spark-dir"))], cwd=PROJECT_DIR,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "--connect-port and --port are both 10002" in proc.stderr
