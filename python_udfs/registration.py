@@ -67,7 +67,9 @@ def decode_ddls(ddl_metas: pd.Series, ddl_texts: pd.Series) -> pd.DataFrame:
 
 def register_all(spark: SparkSession) -> list[str]:
     """Register every project function; returns their SQL names."""
-    spark.udf.register(MARKER_FUNCTION, udf(avro_records, AVRO_RECORDS_DDL))
+    # useArrow=False: the plain Python UDF it would be anyway, said outright, so pyspark does not try
+    # (and fail, with a warning on every start) to infer a UDF kind from `bytes | None`
+    spark.udf.register(MARKER_FUNCTION, udf(avro_records, AVRO_RECORDS_DDL, useArrow=False))
     spark.udf.register(MASK_FUNCTION, pandas_udf(decode_masks, MASK_DDL))
     spark.udf.register(DDL_FUNCTION, pandas_udf(decode_ddls, DDL_DDL))
     return [MARKER_FUNCTION, *VALUE_FUNCTIONS]
