@@ -585,8 +585,10 @@ def benchmark_env(work: Path) -> dict:
         "DBT_TARGET_PATH": str(work / "dbt-target"),
         "DBT_LOG_PATH": str(work / "dbt-logs"),
     })
-    for name in ("CDC_DBT_TARGET", "CDC_SCHEMA"):
-        env.pop(name, None)  # the local target and default schema, whatever the caller's shell says
+    # the local target, the default schema and a Spark of the benchmark's own, whatever the caller's
+    # shell says (the server steps name their server themselves)
+    for name in ("CDC_DBT_TARGET", "CDC_SCHEMA", "CDC_SPARK_REMOTE"):
+        env.pop(name, None)
     return env
 
 

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +18,9 @@ SHARED_DIR = PROJECT_DIR.parent / "shared"
 CONFORMANCE_DIR = SHARED_DIR / "conformance"
 SAMPLES_DIR = PROJECT_DIR / "data" / "landing"  # the bundled samples `make run` builds
 CDC_DBT = Path(sys.executable).parent / "cdc-dbt"
+# The tests build their own state folders in Spark they start: a running server named in the
+# caller's shell (D55) would receive every run instead (the tests that use one set it themselves).
+os.environ.pop("CDC_SPARK_REMOTE", None)
 
 
 # A Spark session in its own process: runs dbt commands (in-process, as cdc-dbt does) and SQL
@@ -168,6 +172,40 @@ class CdcProject:
         """Rows of a SELECT (Jinja allowed, e.g. {{ ref('cdc_current') }}) as dicts."""
         out = self.run("show", "--inline", sql, "--limit", "-1", "--output", "json", "--quiet")
         return json.loads(out[out.index("{"):])["show"]
+
+
+def in_threads(task, count: int) -> tuple[list, list[Exception]]:
+    """Run `task()` in `count` threads at once; returns what they returned and what they raised."""
+    results, errors = [], []
+
+    def run() -> None:
+        try:
+            results.append(task())
+        except Exception as exc:  # noqa: BLE001 - handed to the caller
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    return results, errors
+
+
+@pytest.fixture
+def no_project_session(monkeypatch):
+    """This process as if no project session had started: python_udfs.runner's session state
+    reset, the environment left as it is, and dbt-spark's `SparkSession` name restored after the
+    test (install_lazy_session replaces it). Returns dbt-spark's session module."""
+    from dbt.adapters.spark import session as dbt_spark_session
+
+    from python_udfs import runner
+
+    monkeypatch.setattr(dbt_spark_session, "SparkSession", dbt_spark_session.SparkSession)
+    monkeypatch.setattr(runner, "_session", None)
+    monkeypatch.setattr(runner, "_session_error", None)
+    monkeypatch.setattr(runner, "configure_environment", lambda: None)
+    return dbt_spark_session
 
 
 @pytest.fixture(scope="session")

@@ -10,13 +10,12 @@ import os
 import re
 import subprocess
 import sys
-import threading
 import time
 from importlib import metadata
 from pathlib import Path
 
 import pytest
-from conftest import CDC_DBT, PROJECT_DIR, CdcProject
+from conftest import CDC_DBT, PROJECT_DIR, CdcProject, in_threads
 
 from python_udfs import runner
 
@@ -199,16 +198,11 @@ def test_dbt_spark_still_builds_its_session_where_the_hook_is():
 
 
 @pytest.fixture
-def hooked(monkeypatch):
+def hooked(monkeypatch, no_project_session):
     """install_lazy_session() on dbt-spark's module, undone afterwards; Spark replaced by counters."""
-    from dbt.adapters.spark import session as dbt_spark_session
-
     from python_udfs import registration
 
-    monkeypatch.setattr(dbt_spark_session, "SparkSession", dbt_spark_session.SparkSession)
-    monkeypatch.setattr(runner, "_session", None)
-    monkeypatch.setattr(runner, "_session_error", None)
-    monkeypatch.setattr(runner, "configure_environment", lambda: None)
+    dbt_spark_session = no_project_session
     calls = {"java": 0, "build": 0, "register": 0}
 
     def java_problem():
@@ -235,19 +229,8 @@ def hooked(monkeypatch):
 def test_lazy_hook_starts_the_session_once_for_concurrent_threads(hooked):
     dbt_spark_session, calls = hooked
     assert calls == {"java": 0, "build": 0, "register": 0}  # installing starts nothing
-    builders, errors = [], []
-
-    def first_statement():
-        try:
-            builders.append(dbt_spark_session.SparkSession.builder)  # what Cursor.execute reads first
-        except Exception as exc:  # noqa: BLE001 - reported by the assertion below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=first_statement) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    # what Cursor.execute reads first
+    builders, errors = in_threads(lambda: dbt_spark_session.SparkSession.builder, 6)
     assert not errors
     assert len(builders) == 6
     assert calls == {"java": 1, "build": 1, "register": 1}

@@ -7,12 +7,11 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
-from conftest import CDC_DBT, PROJECT_DIR
+from conftest import CDC_DBT, PROJECT_DIR, in_threads
 
 from python_udfs import runner, server
 
@@ -61,16 +60,11 @@ def test_spark_remote_reads_the_variable(monkeypatch):
 
 
 @pytest.fixture
-def remote_hooked(monkeypatch):
+def remote_hooked(monkeypatch, no_project_session):
     """dbt-spark's module hooked with CDC_SPARK_REMOTE set; Spark replaced by counters."""
-    from dbt.adapters.spark import session as dbt_spark_session
-
     from python_udfs import registration
 
-    monkeypatch.setattr(dbt_spark_session, "SparkSession", dbt_spark_session.SparkSession)
-    monkeypatch.setattr(runner, "_session", None)
-    monkeypatch.setattr(runner, "_session_error", None)
-    monkeypatch.setattr(runner, "configure_environment", lambda: None)
+    dbt_spark_session = no_project_session
     monkeypatch.setenv("CDC_SPARK_REMOTE", "sc://127.0.0.1:15002")
     calls = {"java": 0, "probe": [], "connect": [], "build": 0, "register": [], "released": []}
 
@@ -102,22 +96,14 @@ def remote_hooked(monkeypatch):
 
 def test_dbt_spark_gets_the_connect_session_whatever_its_profile_sets(remote_hooked):
     dbt_spark_session, calls, exit_handlers = remote_hooked
-    sessions, errors = [], []
 
     def statement():  # what dbt-spark's Cursor.execute does, with the local profile's parameters
-        try:
-            builder = dbt_spark_session.SparkSession.builder.enableHiveSupport()
-            for key, value in (("spark.master", "local[*]"), ("spark.sql.warehouse.dir", "/elsewhere")):
-                builder = builder.config(key, value)
-            sessions.append(builder.getOrCreate())
-        except Exception as exc:  # noqa: BLE001 - reported by the assertion below
-            errors.append(exc)
+        builder = dbt_spark_session.SparkSession.builder.enableHiveSupport()
+        for key, value in (("spark.master", "local[*]"), ("spark.sql.warehouse.dir", "/elsewhere")):
+            builder = builder.config(key, value)
+        return builder.getOrCreate()
 
-    threads = [threading.Thread(target=statement) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    sessions, errors = in_threads(statement, 4)
     assert not errors
     assert len(sessions) == 4 and all(session is sessions[0] for session in sessions)
     assert calls["probe"] == ["sc://127.0.0.1:15002"] and calls["connect"] == ["sc://127.0.0.1:15002"]
@@ -154,14 +140,11 @@ def test_a_failure_on_the_server_names_it(remote_hooked, monkeypatch):
     assert calls["connect"] == ["sc://127.0.0.1:15002"] and calls["register"] == []
 
 
-def test_starting_on_a_server_hooks_dbt_spark_first(monkeypatch):
+def test_starting_on_a_server_hooks_dbt_spark_first(monkeypatch, no_project_session):
     """cdc-dbt run and cdc-run start the session at once: on a server the hook must be in place
     too, or dbt-spark's own builder would start a local JVM beside it."""
-    from dbt.adapters.spark import session as dbt_spark_session
-
-    monkeypatch.setattr(dbt_spark_session, "SparkSession", dbt_spark_session.SparkSession)
+    dbt_spark_session = no_project_session
     monkeypatch.setenv("CDC_SPARK_REMOTE", "sc://127.0.0.1:15002")
-    monkeypatch.setattr(runner, "configure_environment", lambda: None)
     monkeypatch.setattr(runner, "check_java", lambda: pytest.fail("Java checked for a server run"))
     monkeypatch.setattr(runner, "project_session", lambda master=None: "the Connect session")
     assert runner.start() == "the Connect session"
@@ -170,12 +153,11 @@ def test_starting_on_a_server_hooks_dbt_spark_first(monkeypatch):
         == "the Connect session"
 
 
-def test_local_runs_keep_dbt_sparks_own_builder(monkeypatch):
+def test_local_runs_keep_dbt_sparks_own_builder(monkeypatch, no_project_session):
     """Without CDC_SPARK_REMOTE the hook returns pyspark's builder, as before D55."""
-    from dbt.adapters.spark import session as dbt_spark_session
     from pyspark.sql import SparkSession
 
-    monkeypatch.setattr(dbt_spark_session, "SparkSession", dbt_spark_session.SparkSession)
+    dbt_spark_session = no_project_session
     monkeypatch.delenv("CDC_SPARK_REMOTE", raising=False)
     monkeypatch.setattr(runner, "_session", "the local session")
     assert runner.install_lazy_session()
