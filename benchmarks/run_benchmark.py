@@ -20,15 +20,16 @@ First N events are generated into <work>/landing/debezium/*.jsonl (~100k lines a
     leave out with --no-server):
  8. cdc-spark-server started on the same state, then through it (CDC_SPARK_REMOTE): a no-op run
     (the server's first), a 1 % batch (its first batch), another 1 % batch (warm), a no-op run
-    (warm); the server stopped, counts and fingerprints again
+    (warm), counts and fingerprints, a full refresh (warm) and its counts and fingerprints; the
+    server stopped
     With Delta, the same on parquet, side by side:
  9. cdc-dbt run --vars '{cdc_file_format: parquet}'   the state tables rebuilt as parquet
 10. another 1 % batch, cdc-dbt run (parquet): the incremental run on parquet
 11. counts and fingerprints again
 12. cdc-dbt run --full-refresh    everything rebuilt from the landing files (default format)
 13. hand-written job again over N + batches
-14. comparison (cdc-dbt show): incremental == full refresh (so Delta == parquet, and the runs on
-    the server == the runs in a new process), cdc_current == the job's output
+14. comparison (cdc-dbt show): incremental == full refresh (so Delta == parquet), cdc_current ==
+    the job's output; and from step 8: the runs through the server == its full refresh
 
 Prints a table, three ratios against their targets, correctness lines and dbt's time per model;
 writes the figures to <work>/benchmark.json. See benchmarks/README.md.
@@ -325,9 +326,9 @@ class Runner:
         return {item["unique_id"].split(".")[-1]: round(item.get("execution_time") or 0.0, 2)
                 for item in results if item.get("unique_id", "").startswith("model.")}
 
-    def show(self, label: str, sql: str) -> tuple[float, dict]:
+    def show(self, label: str, sql: str, remote: str | None = None) -> tuple[float, dict]:
         """One row of an inline query through `cdc-dbt show` (its JSON output)."""
-        seconds, stdout = self.cdc_dbt(label, ["show", "--inline", sql, "--output", "json", "--quiet"])
+        seconds, stdout = self.cdc_dbt(label, ["show", "--inline", sql, "--output", "json", "--quiet"], remote)
         rows = _show_rows(stdout)
         if not rows:
             raise StepFailed(f"{label}: no rows in the output of cdc-dbt show:\n{stdout[-2000:]}")
@@ -503,6 +504,9 @@ def print_report(figures: dict) -> None:
     print(f"{'rows differing (job vs cdc_current, expected 0)':<62} {check['differing_rows']:>11,}")
     print(f"{'incremental result == full refresh (fingerprints)':<62} "
           f"{check['incremental_equals_full_refresh']!s:>11}")
+    if check["server_runs_equal_full_refresh"] is not None:
+        print(f"{'runs through the server == its full refresh (fingerprints)':<62} "
+              f"{check['server_runs_equal_full_refresh']!s:>11}")
     print(f"{'expected live keys (generator)':<62} {check['expected_live_keys']:>11,}")
     print_model_breakdown({name: figures["model_seconds"].get(name, {}) for name in (
         "full build", "no-op run", "incremental", "incremental parquet", "batch, warm server")})
@@ -592,10 +596,13 @@ def benchmark_env(work: Path) -> dict:
     return env
 
 
-def server_steps(runner: Runner, feed: Feed, batch_events: int, debezium_dir: Path, record) -> dict:
+def server_steps(runner: Runner, feed: Feed, batch_events: int, debezium_dir: Path, record,
+                 total: int) -> tuple[dict, dict]:
     """Step 8: the project through a running cdc-spark-server (D55). Its first no-op run and
     first batch pay the new JVM's warm-up once; the second batch and no-op run are what a server
-    that stays up costs. Returns the counts after them (read locally, the server stopped)."""
+    that stays up costs. Then a full refresh through it, of the `total` events landed: the same
+    state rebuilt from scratch, and a full build on a warm JVM. Returns the counts and fingerprints
+    after the incremental runs and after that full refresh."""
     server = SparkServer(runner)
     try:
         record("server_start", "cdc-spark-server start (not a run)", server.start(), None)
@@ -610,10 +617,13 @@ def server_steps(runner: Runner, feed: Feed, batch_events: int, debezium_dir: Pa
             record(name, label, seconds, batch_events)
         seconds, _ = runner.cdc_dbt("no-op run on a warm server", ["run"], remote=server.url)
         record("noop_server_warm", "no-op run, warm server", seconds, 0)
+        _, after_runs = runner.show("counts after the server's runs", counts_sql(), remote=server.url)
+        seconds, _ = runner.cdc_dbt("full refresh on a warm server", ["run", "--full-refresh"], remote=server.url)
+        record("full_refresh_server_warm", "full refresh, warm server", seconds, total)
+        _, after_refresh = runner.show("counts after the server's full refresh", counts_sql(), remote=server.url)
     finally:
         server.stop()
-    _, counts = runner.show("counts after the server's runs", counts_sql())
-    return counts
+    return after_runs, after_refresh
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -626,7 +636,7 @@ def main(argv: list[str] | None = None) -> int:
     (work / "logs").mkdir()
     on_delta = bool(delta_jars())
     runner = Runner(work=work, env=benchmark_env(work),
-                    total_steps=(14 if on_delta else 11) + (5 if args.server else 0))
+                    total_steps=(14 if on_delta else 11) + (7 if args.server else 0))
     print(f"work folder: {work}", flush=True)
 
     events, keys = args.events, args.keys
@@ -673,14 +683,16 @@ def main(argv: list[str] | None = None) -> int:
                seconds, batch_events)
         _, after_incremental = runner.show("counts after incremental", counts_sql())
 
+        server_counts = None
         if args.server:
             total += 2 * batch_events
-            after_incremental = server_steps(runner, feed, batch_events, debezium_dir, record)
+            server_counts = server_steps(runner, feed, batch_events, debezium_dir, record, total)
+            after_incremental = server_counts[0]  # the incremental state the final check compares
 
         if on_delta:  # the same batch size on parquet state tables, side by side
             parquet = ["--vars", "{cdc_file_format: parquet}"]
             seconds, _ = runner.cdc_dbt("state tables to parquet", ["run", *parquet])
-            record("parquet_rebuild", "state tables rebuilt as parquet", seconds, events + batch_events)
+            record("parquet_rebuild", "state tables rebuilt as parquet", seconds, total)
             generate_batch(feed, batch_events, debezium_dir / "orders-incremental-0002.jsonl")
             seconds, _ = runner.cdc_dbt("incremental run on parquet", ["run", *parquet])
             record("incremental_1pct_parquet", "incremental 1 % batch (parquet)", seconds, batch_events)
@@ -696,8 +708,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"run_benchmark: {failed}", file=sys.stderr)
         return 1
 
-    incremental_equal = all(after_incremental[name] == final[name] for name in (
-        "current_rows", "history_rows", "current_fingerprint", "history_fingerprint"))
+    def same_state(left: dict, right: dict) -> bool:
+        return all(left[name] == right[name] for name in (
+            "current_rows", "history_rows", "current_fingerprint", "history_fingerprint"))
+
+    incremental_equal = same_state(after_incremental, final)
     ratios = []
     for name, numerator, denominator, target, aim in (
             RATIOS + (DELTA_RATIOS if on_delta else ()) + (SERVER_RATIOS if args.server else ())):
@@ -709,7 +724,7 @@ def main(argv: list[str] | None = None) -> int:
         "keys": keys,
         "batch_events": batch_events,
         "state_table_format": "delta" if on_delta else "parquet",
-        "landing_files": files + 1,
+        "landing_files": len(list(debezium_dir.glob("*.jsonl"))),
         "work_dir": str(work),
         "generation_seconds": round(generation_seconds, 2),
         "seed_seconds": round(seed_seconds, 2),
@@ -723,12 +738,16 @@ def main(argv: list[str] | None = None) -> int:
             "cdc_current_keys": final["current_keys"],
             "differing_rows": final["differing_rows"],
             "incremental_equals_full_refresh": incremental_equal,
+            # the runs through the server (and the new process's batch before them) against the
+            # server's own full refresh of the same files; None without the server steps
+            "server_runs_equal_full_refresh": same_state(*server_counts) if server_counts else None,
             "expected_live_keys": sum(feed.alive),
         },
         "model_seconds": {name: runner.model_seconds(label) for name, label in (
             ("full build", "full build"), ("no-op run", "no-op run"), ("incremental", "incremental run"),
             ("incremental parquet", "incremental run on parquet"), ("full refresh", "full refresh"),
-            ("batch, warm server", "incremental run on a warm server"))},
+            ("batch, warm server", "incremental run on a warm server"),
+            ("full refresh, warm server", "full refresh on a warm server"))},
         "jvm_cpu_seconds": {name: runner.jvm_cpu.get(label) for name, label in JVM_CPU_STEPS},
         "generator": {"seed": args.seed, "initial": initial_counts,
                       "total": dict(feed.counts), "duplicates": events - unique},

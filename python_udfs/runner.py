@@ -105,14 +105,15 @@ def spark_remote() -> str | None:
     return os.environ.get("CDC_SPARK_REMOTE", "").strip() or None
 
 
-_REMOTE_ADDRESS = re.compile(r"^sc://(?P<host>\[[^\]]+\]|[^:/;\[\]]+):(?P<port>\d+)/?(;.*)?$")
+# sc://host:port, optionally /;name=value;... (the form pyspark's client parses)
+_REMOTE_ADDRESS = re.compile(r"^sc://(?P<host>\[[^\]]+\]|[^:/;\[\]]+):(?P<port>\d{1,5})(/(;.*)?)?$")
 
 
 def remote_problem(url: str, timeout: float = 3.0) -> str | None:
     """Why cdc-dbt cannot use the Spark Connect server at `url` (None when it answers): a malformed
     address, or nothing listening there. Spark's client would retry for minutes before failing."""
     match = _REMOTE_ADDRESS.match(url)
-    if not match:
+    if not match or not 0 < int(match.group("port")) < 65536:
         return (f"CDC_SPARK_REMOTE={url} is not a Spark Connect address; write sc://HOST:PORT, e.g. "
                 "sc://127.0.0.1:15002, or unset it to run Spark in this process.")
     host, port = match.group("host").strip("[]"), int(match.group("port"))
@@ -284,14 +285,24 @@ def project_session(master: str | None = None):
                 _session_error = f"cdc-dbt: {where}: {type(exc).__name__}: {exc}"
                 raise SparkStartError(_session_error) from exc
             if remote:
-                atexit.register(_release_remote_session, spark)
+                atexit.register(_release_remote_session, spark, remote)
             _session = spark
         return _session
 
 
-def _release_remote_session(spark) -> None:
-    """End this run's session on the server (its temporary views and functions go with it)."""
-    with contextlib.suppress(Exception):  # the server may be gone already: nothing to release then
+def _release_remote_session(spark, url: str) -> None:
+    """End this run's session on the server (its temporary views and functions go with it). A
+    server that is gone has nothing to release, and Spark's client would retry for minutes: ask
+    only one that answers, and wait for it a few seconds at most."""
+    if remote_problem(url, timeout=1) is not None:
+        return
+    release = threading.Thread(target=_stop_quietly, args=(spark,), daemon=True)
+    release.start()
+    release.join(timeout=5)
+
+
+def _stop_quietly(spark) -> None:
+    with contextlib.suppress(Exception):  # the server may stop meanwhile: nothing to release then
         spark.stop()
 
 
@@ -466,7 +477,8 @@ def print_help() -> None:
           "\n"
           "Runs dbt in this process on a local Spark session with the project's Python UDFs registered\n"
           "(or on a running `cdc-spark-server --connect-port PORT`: set CDC_SPARK_REMOTE=sc://HOST:PORT).\n"
-          f"Spark (Java 17+) starts at once for {', '.join(SPARK_COMMANDS)} and docs generate;\n"
+          "Spark (Java 17+; none here with CDC_SPARK_REMOTE) starts at once for\n"
+          f"{', '.join(SPARK_COMMANDS)} and docs generate;\n"
           "for any other command only when dbt first runs a statement: ls, parse, deps and clean never\n"
           "do; compile does to fill dbt's relation cache (skip it: --no-populate-cache) and for models\n"
           "whose macros query the warehouse. run and build load the reference seeds first when missing.\n"
@@ -488,7 +500,7 @@ def main(argv: list[str] | None = None) -> None:
         print_version()
         raise SystemExit(0)
     configure_environment()
-    if "-h" not in args and "--help" not in args:
+    if "-h" not in args and "--help" not in args and not spark_remote():  # a server's folder is the server's
         check_landing_dir(args[0])
     spark = None
     if starts_spark_at_once(args) or not install_lazy_session():
@@ -506,7 +518,11 @@ def main(argv: list[str] | None = None) -> None:
 def run_and_summarise(argv: list[str] | None = None) -> None:
     """`cdc-run`: dbt seed + dbt run on the bundled or given landing folder, then a summary."""
     extra = list(sys.argv[1:] if argv is None else argv)
-    spark = start()
+    try:
+        spark = start()
+    except SparkStartError as exc:
+        print(exc, file=sys.stderr)
+        raise SystemExit(2) from None
     os.chdir(PROJECT_DIR)
     for command in (["seed"], ["run", *extra]):
         code = invoke_dbt(command)

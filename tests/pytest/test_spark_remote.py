@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from conftest import CDC_DBT, PROJECT_DIR, in_threads
@@ -24,7 +25,9 @@ def closed_port() -> int:
 
 
 @pytest.mark.parametrize("address", [
-    "127.0.0.1:15002", "sc://127.0.0.1", "sc://:15002", "http://127.0.0.1:15002", "sc://host:port", "sc:/h:1"])
+    "127.0.0.1:15002", "sc://127.0.0.1", "sc://:15002", "http://127.0.0.1:15002", "sc://host:port", "sc:/h:1",
+    # pyspark's client refuses these too: parameters need the `/`, a port is below 65536
+    "sc://127.0.0.1:15002;user_id=analyst", "sc://127.0.0.1:70000", "sc://127.0.0.1:0"])
 def test_a_malformed_address_says_how_to_write_one(address):
     problem = runner.remote_problem(address)
     assert problem is not None
@@ -41,7 +44,7 @@ def test_an_address_nobody_answers_names_the_command_that_starts_a_server():
     assert "unset CDC_SPARK_REMOTE" in problem
 
 
-@pytest.mark.parametrize("suffix", ["", "/", ";user_id=analyst"])
+@pytest.mark.parametrize("suffix", ["", "/", "/;user_id=analyst"])
 def test_an_address_with_a_listener_is_accepted(suffix):
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
@@ -84,12 +87,13 @@ def remote_hooked(monkeypatch, no_project_session):
         calls["build"] += 1
 
     monkeypatch.setattr(runner, "java_problem", java_problem)
-    monkeypatch.setattr(runner, "remote_problem", lambda url: calls["probe"].append(url))
+    monkeypatch.setattr(runner, "remote_problem", lambda url, timeout=3.0: calls["probe"].append(url))
     monkeypatch.setattr(runner, "connect_session", connect)
     monkeypatch.setattr(runner, "build_spark_session", build)
     monkeypatch.setattr(registration, "register_all", lambda spark: calls["register"].append(spark) or [])
     exit_handlers = []
-    monkeypatch.setattr(runner.atexit, "register", lambda handler, *args: exit_handlers.append((handler, args)))
+    monkeypatch.setattr(runner, "atexit",
+                        SimpleNamespace(register=lambda handler, *args: exit_handlers.append((handler, args))))
     assert runner.install_lazy_session()
     return dbt_spark_session, calls, exit_handlers
 
@@ -109,11 +113,30 @@ def test_dbt_spark_gets_the_connect_session_whatever_its_profile_sets(remote_hoo
     assert calls["probe"] == ["sc://127.0.0.1:15002"] and calls["connect"] == ["sc://127.0.0.1:15002"]
     assert calls["java"] == 0 and calls["build"] == 0  # no JVM in this process
     assert calls["register"] == [sessions[0]]  # the functions belong to this run's session
-    # the run's session is released on the server when the process ends
+    # the run's session is released on the server when the process ends, if the server answers
     assert len(exit_handlers) == 1
     handler, args = exit_handlers[0]
     handler(*args)
     assert calls["released"] == [sessions[0]]
+    assert calls["probe"] == ["sc://127.0.0.1:15002"] * 2
+
+
+def test_a_server_gone_by_the_end_is_not_asked_to_release(monkeypatch):
+    """Spark's client would retry a release for minutes; a server that does not answer is skipped."""
+    released = []
+    session = SimpleNamespace(stop=lambda: released.append("stopped"))
+    monkeypatch.setattr(runner, "remote_problem", lambda url, timeout=3.0: "nobody there")
+    began = time.monotonic()
+    runner._release_remote_session(session, "sc://127.0.0.1:15002")
+    assert released == [] and time.monotonic() - began < 1
+
+
+def test_a_release_that_hangs_does_not_hold_the_exit(monkeypatch):
+    session = SimpleNamespace(stop=lambda: time.sleep(30))
+    monkeypatch.setattr(runner, "remote_problem", lambda url, timeout=3.0: None)
+    began = time.monotonic()
+    runner._release_remote_session(session, "sc://127.0.0.1:15002")
+    assert time.monotonic() - began < 10
 
 
 def test_a_server_that_does_not_answer_fails_every_statement_with_the_probe_message(remote_hooked, monkeypatch):
@@ -183,6 +206,40 @@ def test_cdc_dbt_run_on_an_absent_server_stops_before_dbt_without_java(tmp_path)
     assert f"cdc-spark-server --connect-port {port}" in proc.stderr
     assert not calls.exists(), calls.read_text()
     assert "Running with dbt" not in proc.stdout  # stopped before dbt's run began
+
+
+def test_cdc_run_on_an_absent_server_says_so_without_a_traceback(tmp_path):
+    port = closed_port()
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CDC_SPARK_REMOTE": f"sc://127.0.0.1:{port}",
+           "CDC_SPARK_DIR": str(tmp_path / "spark"), "DBT_TARGET_PATH": str(tmp_path / "target"),
+           "DBT_LOG_PATH": str(tmp_path / "logs"), "DO_NOT_TRACK": "1"}
+    proc = subprocess.run([str(CDC_DBT.with_name("cdc-run"))], cwd=PROJECT_DIR, env=env, capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert f"no Spark Connect server answers at sc://127.0.0.1:{port}" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_on_a_server_the_landing_folder_is_the_servers_to_check(monkeypatch):
+    """A folder only the server's machine has is not refused here (CDC_LANDING_DIR is read there)."""
+    checked = []
+    monkeypatch.setattr(runner, "configure_environment", lambda: None)
+    monkeypatch.setattr(runner, "check_landing_dir", checked.append)
+    monkeypatch.setattr(runner, "start", lambda master=None: pytest.fail("started"))
+    monkeypatch.setattr(runner, "starts_spark_at_once", lambda args: False)
+    monkeypatch.setattr(runner, "install_lazy_session", lambda: True)
+    monkeypatch.setattr(runner, "invoke_dbt", lambda args: 0)
+    monkeypatch.setattr(runner.os, "chdir", lambda path: None)
+    for remote, expected in (("sc://10.0.0.5:15002", []), (None, ["ls"])):
+        checked.clear()
+        if remote:
+            monkeypatch.setenv("CDC_SPARK_REMOTE", remote)
+        else:
+            monkeypatch.delenv("CDC_SPARK_REMOTE", raising=False)
+        with pytest.raises(SystemExit) as done:
+            runner.main(["ls"])
+        assert done.value.code == 0
+        assert checked == expected
 
 
 # ---------------------------------------------------------------------------------------------
