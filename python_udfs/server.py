@@ -78,6 +78,13 @@ def parse_conf(pairs: list[str]) -> dict[str, str]:
     return conf
 
 
+# who else may hold a port, and what to set after picking another, by option
+_PORT_USERS = {
+    "--port": ("another Thrift server or HiveServer2?", "set CDC_THRIFT_PORT=N for dbt"),
+    "--connect-port": ("another Spark Connect server?", "set CDC_SPARK_REMOTE=sc://HOST:N for cdc-dbt"),
+}
+
+
 def check_port_free(host: str, port: int, option: str = "--port") -> None:
     if not 0 < port < 65536:
         _fail(f"{option} must be between 1 and 65535, got {port}")
@@ -86,13 +93,10 @@ def check_port_free(host: str, port: int, option: str = "--port") -> None:
         try:
             probe.bind((host, port))
         except OSError as exc:
-            if exc.errno == errno.EADDRINUSE and option == "--connect-port":
-                _fail(f"port {port} on {host} is already in use (another Spark Connect server?). "
-                      "Stop it, or pick another port with --connect-port N and set "
-                      "CDC_SPARK_REMOTE=sc://HOST:N for cdc-dbt.")
             if exc.errno == errno.EADDRINUSE:
-                _fail(f"port {port} on {host} is already in use (another Thrift server or HiveServer2?). "
-                      "Stop it, or pick another port with --port N and set CDC_THRIFT_PORT=N for dbt.")
+                holder, then = _PORT_USERS[option]
+                _fail(f"port {port} on {host} is already in use ({holder}). "
+                      f"Stop it, or pick another port with {option} N and {then}.")
             _fail(f"cannot bind {host}:{port}: {exc.strerror or exc}. Check --host.")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -172,6 +173,13 @@ class CdcProject:
         """Rows of a SELECT (Jinja allowed, e.g. {{ ref('cdc_current') }}) as dicts."""
         out = self.run("show", "--inline", sql, "--limit", "-1", "--output", "json", "--quiet")
         return json.loads(out[out.index("{"):])["show"]
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 nothing listens on now (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def in_threads(task, count: int) -> tuple[list, list[Exception]]:

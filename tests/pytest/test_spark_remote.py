@@ -12,16 +12,23 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import CDC_DBT, PROJECT_DIR, in_threads
+from conftest import CDC_DBT, PROJECT_DIR, free_port, in_threads
 
 from python_udfs import runner, server
 
 
-def closed_port() -> int:
-    """A port nothing listens on (bound, then released)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def on_absent_server(command: list[str], tmp_path: Path, env: dict[str, str]) -> tuple[int, str]:
+    """Run `command` with CDC_SPARK_REMOTE naming a port nothing listens on; returns that port and
+    the finished process."""
+    port = free_port()
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CDC_SPARK_REMOTE": f"sc://127.0.0.1:{port}",
+           "CDC_SPARK_DIR": str(tmp_path / "spark"), "DBT_TARGET_PATH": str(tmp_path / "target"),
+           "DBT_LOG_PATH": str(tmp_path / "logs"), "DO_NOT_TRACK": "1", **env}
+    proc = subprocess.run(command, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert f"no Spark Connect server answers at sc://127.0.0.1:{port}" in proc.stderr
+    return port, proc
 
 
 @pytest.mark.parametrize("address", [
@@ -36,7 +43,7 @@ def test_a_malformed_address_says_how_to_write_one(address):
 
 
 def test_an_address_nobody_answers_names_the_command_that_starts_a_server():
-    port = closed_port()
+    port = free_port()
     problem = runner.remote_problem(f"sc://127.0.0.1:{port}", timeout=1)
     assert problem is not None
     assert f"no Spark Connect server answers at sc://127.0.0.1:{port}" in problem
@@ -189,34 +196,20 @@ def test_local_runs_keep_dbt_sparks_own_builder(monkeypatch, no_project_session)
 
 def test_cdc_dbt_run_on_an_absent_server_stops_before_dbt_without_java(tmp_path):
     """The whole command: no JVM is looked for, the message says what to start, exit code 2."""
-    port = closed_port()
     fake_java = tmp_path / "bin" / "java"
     fake_java.parent.mkdir()
     calls = tmp_path / "java-calls.txt"
     fake_java.write_text(f'#!/bin/sh\necho "java $*" >> "{calls}"\nexit 1\n')
     fake_java.chmod(0o755)
-    env = {"PATH": f"{fake_java.parent}:/usr/bin:/bin", "JAVA_HOME": str(tmp_path), "HOME": str(tmp_path),
-           "CDC_SPARK_REMOTE": f"sc://127.0.0.1:{port}", "CDC_SPARK_DIR": str(tmp_path / "spark"),
-           "DBT_TARGET_PATH": str(tmp_path / "target"), "DBT_LOG_PATH": str(tmp_path / "logs"),
-           "DO_NOT_TRACK": "1"}
-    proc = subprocess.run([str(CDC_DBT), "run"], cwd=PROJECT_DIR, env=env, capture_output=True, text=True,
-                          timeout=300, check=False)
-    assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert f"no Spark Connect server answers at sc://127.0.0.1:{port}" in proc.stderr
+    port, proc = on_absent_server([str(CDC_DBT), "run"], tmp_path,
+                                  {"PATH": f"{fake_java.parent}:/usr/bin:/bin", "JAVA_HOME": str(tmp_path)})
     assert f"cdc-spark-server --connect-port {port}" in proc.stderr
     assert not calls.exists(), calls.read_text()
     assert "Running with dbt" not in proc.stdout  # stopped before dbt's run began
 
 
 def test_cdc_run_on_an_absent_server_says_so_without_a_traceback(tmp_path):
-    port = closed_port()
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CDC_SPARK_REMOTE": f"sc://127.0.0.1:{port}",
-           "CDC_SPARK_DIR": str(tmp_path / "spark"), "DBT_TARGET_PATH": str(tmp_path / "target"),
-           "DBT_LOG_PATH": str(tmp_path / "logs"), "DO_NOT_TRACK": "1"}
-    proc = subprocess.run([str(CDC_DBT.with_name("cdc-run"))], cwd=PROJECT_DIR, env=env, capture_output=True,
-                          text=True, timeout=300, check=False)
-    assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert f"no Spark Connect server answers at sc://127.0.0.1:{port}" in proc.stderr
+    _, proc = on_absent_server([str(CDC_DBT.with_name("cdc-run"))], tmp_path, {})
     assert "Traceback" not in proc.stderr
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -28,7 +27,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import CDC_DBT, PROJECT_DIR, SamplesBuild
+from conftest import CDC_DBT, PROJECT_DIR, SamplesBuild, free_port
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
@@ -40,12 +39,6 @@ STARTUP_TIMEOUT = 180
 VENDORS = ("debezium", "datastream")
 VENDORS_ALONE = ("--select", *(f"staging.{vendor}+" for vendor in VENDORS),
                   "--vars", "{cdc_vendors: [" + ", ".join(VENDORS) + "]}")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def spark_class() -> Path:
@@ -168,31 +161,30 @@ def start_server(processes: Processes, master: str, spark_dir: Path) -> tuple[in
     return port, connect_port
 
 
+def client_command(command: list[str], root: Path, landing: Path, env: dict[str, str]) -> str:
+    """A client of the server, run from the project folder with `root`'s target/ and logs/ and the
+    landing folder the server reads; its stdout, or the test fails with its output."""
+    env = {**os.environ, "CDC_LANDING_DIR": str(landing), "DBT_TARGET_PATH": str(root / "target"),
+           "DBT_LOG_PATH": str(root / "logs"), "CDC_SPARK_DIR": str(root / "unused-local-spark"), **env}
+    proc = subprocess.run(command, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=1800,
+                          check=False)
+    if proc.returncode != 0:
+        pytest.fail(f"{' '.join(command)} failed ({proc.returncode}):\n{proc.stdout[-8000:]}\n{proc.stderr[-3000:]}")
+    return proc.stdout
+
+
 def plain_dbt(root: Path, landing: Path, port: int, *args: str) -> str:
     """Plain `dbt <args> --target thrift`, as a user runs it (no runner, no UDF registration here)."""
-    env = {**os.environ, "CDC_THRIFT_HOST": "127.0.0.1", "CDC_THRIFT_PORT": str(port),
-           "CDC_LANDING_DIR": str(landing), "DBT_TARGET_PATH": str(root / "target"),
-           "DBT_LOG_PATH": str(root / "logs"), "CDC_SPARK_DIR": str(root / "unused-local-spark")}
-    proc = subprocess.run([str(BIN / "dbt"), *args, "--target", "thrift"],
-                          cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=1800, check=False)
-    if proc.returncode != 0:
-        pytest.fail(f"dbt {' '.join(args)} --target thrift failed ({proc.returncode}):\n"
-                    f"{proc.stdout[-8000:]}\n{proc.stderr[-3000:]}")
-    return proc.stdout
+    return client_command([str(BIN / "dbt"), *args, "--target", "thrift"], root, landing,
+                          {"CDC_THRIFT_HOST": "127.0.0.1", "CDC_THRIFT_PORT": str(port)})
 
 
 def remote_cdc_dbt(root: Path, landing: Path, connect_port: int, *args: str) -> str:
-    """`cdc-dbt <args>` through the server's Spark Connect (CDC_SPARK_REMOTE), in its own schema."""
-    env = {**os.environ, "CDC_SPARK_REMOTE": f"sc://127.0.0.1:{connect_port}", "CDC_SCHEMA": "cdc_connect",
-           "CDC_LANDING_DIR": str(landing), "DBT_TARGET_PATH": str(root / "target"),
-           "DBT_LOG_PATH": str(root / "logs"), "CDC_SPARK_DIR": str(root / "unused-local-spark")}
-    env.pop("CDC_DBT_TARGET", None)
-    proc = subprocess.run([str(CDC_DBT), *args], cwd=PROJECT_DIR, env=env, capture_output=True, text=True,
-                          timeout=1800, check=False)
-    if proc.returncode != 0:
-        pytest.fail(f"CDC_SPARK_REMOTE=... cdc-dbt {' '.join(args)} failed ({proc.returncode}):\n"
-                    f"{proc.stdout[-8000:]}\n{proc.stderr[-3000:]}")
-    return proc.stdout
+    """`cdc-dbt <args>` through the server's Spark Connect (CDC_SPARK_REMOTE), in its own schema and
+    on the profile's local target, whatever the caller's shell says."""
+    return client_command([str(CDC_DBT), *args], root, landing,
+                          {"CDC_SPARK_REMOTE": f"sc://127.0.0.1:{connect_port}", "CDC_SCHEMA": "cdc_connect",
+                           "CDC_DBT_TARGET": "local"})
 
 
 def show_rows(output: str) -> list[str]:
