@@ -1,5 +1,7 @@
 {#- Canonical JSON object text from a map<string,string> whose values are already JSON text:
-    keys sorted, no whitespace. Used for `pk` and `row`. -#}
+    keys sorted, no whitespace. Used for `pk` and `row`. A key is escaped by to_json of a one-element
+    array, `["<key>"]`, with the brackets trimmed: they cannot reach into the quoted key, and one
+    to_json per key instead of two cut 0.6-0.8 s of a full history build (DECISIONLOG D56). -#}
 {% macro cdc_json_object(map_expression) %}
     {%- if map_expression is none -%}
         {{ exceptions.raise_compiler_error("cdc_json_object needs a map<string,string> expression, e.g. cdc_json_object('after')") }}
@@ -9,7 +11,7 @@
         array_join(
             transform(
                 array_sort(map_keys({{ map_expression }})),
-                json_key -> concat(substr(to_json(array(json_key)), 2, length(to_json(array(json_key))) - 2), ':', {{ map_expression }}[json_key])
+                json_key -> concat(trim(BOTH '[]' FROM to_json(array(json_key))), ':', {{ map_expression }}[json_key])
             ),
             ','
         ),
