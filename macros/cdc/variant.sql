@@ -10,18 +10,35 @@
 
 {#- The variant of a text holding exactly one JSON document, else null (parsing.load_json; JSON
     `null` gives a variant null). try_parse_json reads the first value and ignores what follows it,
-    so the text is parsed inside an array with an end marker: anything after the document makes it
-    invalid or moves the marker. Duplicate keys make a document invalid (Spark's parser refuses
-    them; python keeps the last). -#}
+    so the text is parsed inside an array with an end marker (cdc_json_document_array): anything
+    after the document makes it invalid or moves the marker (cdc_json_array_document). Duplicate
+    keys make a document invalid (Spark's parser refuses them; python keeps the last). -#}
 {% macro cdc_json_document(text) %}
     {{- _cdc_variant_require('cdc_json_document', text, "cdc_json_document('record_text')") -}}
-    transform(
-        array(try_parse_json(concat('[', {{ text }}, ',"cdc:end-of-document"]'))),
-        in_array -> case
-            when variant_get(in_array, '$[1]', 'string') = 'cdc:end-of-document' and variant_get(in_array, '$[2]') is null
-                then variant_get(in_array, '$[0]')
-        end
-    )[0]
+    transform(array({{ cdc_json_document_array(text) }}), in_array -> {{ cdc_json_array_document('in_array') }})[0]
+{%- endmacro %}
+
+{#- A text parsed inside an array with an end marker: `[<text>,"cdc:end-of-document"]`, a VARIANT.
+    A model that reads a few fields of the document by path (`$[0].op`) keeps this instead of the
+    document: taking `$[0]` copies the whole document (DECISIONLOG D57). -#}
+{% macro cdc_json_document_array(text) %}
+    {{- _cdc_variant_require('cdc_json_document_array', text, "cdc_json_document_array('record_text')") -}}
+    try_parse_json(concat('[', {{ text }}, ',"cdc:end-of-document"]'))
+{%- endmacro %}
+
+{#- True when a cdc_json_document_array holds one document and the end marker, nothing else. -#}
+{% macro cdc_json_array_is_one_document(document_array) %}
+    {{- _cdc_variant_require('cdc_json_array_is_one_document', document_array, "cdc_json_array_is_one_document('record_array')") -}}
+    coalesce(
+        variant_get({{ document_array }}, '$[1]', 'string') = 'cdc:end-of-document' and variant_get({{ document_array }}, '$[2]') is null,
+        false
+    )
+{%- endmacro %}
+
+{#- The document of a cdc_json_document_array, else null. -#}
+{% macro cdc_json_array_document(document_array) %}
+    {{- _cdc_variant_require('cdc_json_array_document', document_array, "cdc_json_array_document('record_array')") -}}
+    case when {{ cdc_json_array_is_one_document(document_array) }} then variant_get({{ document_array }}, '$[0]') end
 {%- endmacro %}
 
 {#- A text without its leading byte-order marks (U+FEFF), as python's load_json reads a record.
@@ -107,9 +124,14 @@
     loaded since the newest the model holds (D11), with `record_text` (the raw text, leading
     byte-order marks dropped, as python's load_json does) and `record`, that text as a VARIANT when
     it is exactly one JSON document (D8), else null; null too for a record the landing could not
-    read (read_error set). -#}
-{% macro cdc_new_json_records(landing_records) %}
+    read (read_error set). With as_document_array=true the column is `record_array` instead, the
+    text parsed inside its end-marker array (cdc_json_document_array), for a model that reads
+    fields by path before it takes the document. -#}
+{% macro cdc_new_json_records(landing_records, as_document_array=false) %}
     {{- _cdc_variant_require('cdc_new_json_records', landing_records, "cdc_new_json_records(ref('base_qlik__landing_records'))") -}}
+    {%- if as_document_array not in (true, false) -%}
+        {{ exceptions.raise_compiler_error("cdc_new_json_records: as_document_array must be true or false, not " ~ as_document_array) }}
+    {%- endif %}
     select
         source_vendor,
         _source_file,
@@ -119,7 +141,11 @@
         read_error,
         _loaded_at,
         {{ cdc_strip_bom('raw') }} as record_text,
+        {%- if as_document_array %}
+        case when read_error is null then {{ cdc_json_document_array(cdc_strip_bom('raw')) }} end as record_array
+        {%- else %}
         case when read_error is null then {{ cdc_json_document(cdc_strip_bom('raw')) }} end as record
+        {%- endif %}
     from {{ landing_records }}
     where
         record_no > 0

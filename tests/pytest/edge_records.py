@@ -403,3 +403,78 @@ def datahub_records() -> list[str]:
              for value in values]
     # texts that are not one JSON document, and a blank line
     return [*lines, "{", '{"a": 1} {"b": 2}', "\ufeff" + json.dumps(_insert()), "   ", "nul"]
+
+
+# A plain Debezium change event (base_debezium__parsed's `plain_records`, DECISIONLOG D57): a bare
+# payload of a relational connector. The records below sit on each edge of that definition, so the
+# plain steps and the general ones are both compared with the Python parser.
+_DBZ_ROW = {"id": 1001, "name": "Zoë", "score": 2.50, "big": 123456789012345678901234567890,
+            "tags": ["a", {"b": None}], "esc": "\u00e9\n\"q\"", "none": None}
+_DBZ_SOURCE = {"version": "2.7.0.Final", "connector": "mysql", "name": "shop", "ts_ms": 1717200905108,
+               "db": "shop", "table": "orders", "file": "mysql-bin.000012", "pos": 48892344, "row": 0}
+
+
+def _dbz(op="c", before=None, after=_ABSENT, source=None, **top) -> dict:
+    """A bare Debezium payload; `_ABSENT` leaves a field out, `source` entries replace the block's
+    fields (None removes one)."""
+    block = dict(_DBZ_SOURCE)
+    for name, value in (source or {}).items():
+        if value is None:
+            block.pop(name, None)
+        else:
+            block[name] = value
+    built = {"before": before, "after": _DBZ_ROW if after is _ABSENT and op != "d" else after,
+             "source": block, "op": op, "ts_ms": 1717200905358, "transaction": None}
+    for name, value in top.items():
+        built[name] = value
+    return {name: value for name, value in built.items() if value is not _ABSENT}
+
+
+def debezium_records() -> list[str]:
+    """One JSON text (or not JSON) per line."""
+    values = [
+        # plain: each op, each relational connector (spelled as connectors write it) and its position
+        _dbz(), _dbz("r"), _dbz("u", before=_DBZ_ROW, after={**_DBZ_ROW, "score": 3}), _dbz("d", before=_DBZ_ROW, after=None),
+        _dbz(source={"connector": " MySQL "}), _dbz(source={"connector": "postgres", "file": None, "pos": None, "row": None,
+                                                           "lsn": 24023128, "sequence": '["24023119","24023128"]'}),
+        _dbz(source={"connector": "oracle", "scn": "2298375", "commit_scn": "2298377", "file": None}),
+        _dbz(source={"connector": "sqlserver", "change_lsn": "00000025:00000d98:0002", "commit_lsn": "00000025:00000d98:0003"}),
+        _dbz(source={"connector": "db2", "change_lsn": "00000000:0000150f:0000000000048fca", "file": None}),
+        # plain without a position (identity from the payload, D10), with a transaction, other times
+        _dbz(source={"file": None}), _dbz(source={"file": ""}),
+        _dbz(transaction={"id": "571:53195832", "total_order": 1, "data_collection_order": 1}),
+        _dbz(ts_ms=_ABSENT, ts_us=1717200905358123, source={"ts_ms": None, "ts_ns": 1717200905108000123}),
+        # plain with values PostgreSQL leaves out, an empty image, a Kafka field next to op
+        _dbz("u", before=None, after={"id": 1, "doc": "__debezium_unavailable_value"},
+             source={"connector": "postgresql", "lsn": 1}),
+        _dbz(after={}), _dbz(value={"op": "c"}, topic="shop.orders", partition=0, offset=5),
+        _dbz(schema={"type": "struct", "name": "shop.orders.Envelope"}),
+        # near plain, decided by the general steps
+        _dbz("u", before=5), _dbz(after="text"), _dbz(after=[1]), _dbz(after=True), _dbz("c", after=None),
+        _dbz("u", before=_DBZ_ROW, after=None),
+        {name: value for name, value in _dbz().items() if name != "after"}, _dbz("d", before=None, after=None),
+        _dbz(source={"table": None}), _dbz(source={"table": ""}), _dbz(source={"connector": None}),
+        _dbz(source={"connector": 5}), _dbz(source={"connector": "  "}), _dbz(source={"connector": "vitess"}),
+        _dbz(source={"connector": "mongodb", "collection": "orders"}, after=json.dumps({"_id": {"$oid": "5f1"}})),
+        _dbz(status="BEGIN", id="571"), _dbz(status=None), _dbz(ddl=None), _dbz(ddl="CREATE TABLE t (id int)"),
+        _dbz(tableChanges=[]), _dbz(payload=None), _dbz(payload={"op": "c"}), _dbz(op=5), _dbz(op="m"), _dbz(op="t"),
+        _dbz(op="x"), _dbz(op=None), _dbz() | {"source": 5}, _dbz() | {"source": None}, {"ts_ms": 1717200905358},
+        {"op": "c", "source": _DBZ_SOURCE},
+    ]
+    lines = [json.dumps(value, ensure_ascii=False) for value in values]
+    plain = json.dumps(_dbz())
+    # texts that are not one JSON document: text after the document, a byte-order mark (dropped),
+    # a truncated record, a blank line
+    # numbers and escapes as sent (1.50 stays 1.50)
+    spelled = ('{"op":"c","before":null,"after":{"n":1.50,"e":1e2,"u":"\\u00e9","z":-0.0},'
+               '"source":{"connector":"mysql","db":"d","table":"t","file":"f","pos":1,"row":0}}')
+    return [*lines, spelled, plain + " x", "\ufeff" + plain, plain[:40], "   "]
+
+
+def debezium_repeated_keys() -> list[str]:
+    """Plain records but for a repeated key: the SQL quarantines them (Spark's parser refuses
+    them), the Python parser keeps the last value (DECISIONLOG D35), so only the two SQL paths are
+    compared on them."""
+    plain = json.dumps(_dbz())
+    return [plain[:-1] + ', "op": "u"}', plain.replace('"id": 1001,', '"id": 1001, "id": 1002,', 1),
+            plain.replace('"table": "orders"', '"table": "orders", "table": "items"')]

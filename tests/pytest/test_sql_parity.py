@@ -5,9 +5,16 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections import Counter
 
 import pytest
-from edge_records import datahub_records, datastream_records, qlik_records
+from edge_records import (
+    datahub_records,
+    datastream_records,
+    debezium_records,
+    debezium_repeated_keys,
+    qlik_records,
+)
 from parser_parity import assert_parity, land_conformance_and_workloads, landing_problems
 
 from python_udfs.landing import VENDORS as LANDING_FOLDERS
@@ -27,7 +34,24 @@ def test_sql_flattening_matches_the_python_parser(cdc_project):
     cdc_project.write_landing_file("qlik", "edge-records.jsonl", qlik_records())
     cdc_project.write_landing_file("datastream", "edge-records.jsonl", datastream_records())
     cdc_project.write_landing_file("datahub", "edge-records.jsonl", datahub_records())
+    cdc_project.write_landing_file("debezium", "edge-records.jsonl", debezium_records())
     assert_parity(cdc_project, VENDORS)
+    # Debezium reads plain records by a shorter path (DECISIONLOG D57): the same rows without it
+    cdc_project.write_landing_file("debezium", "repeated-keys.jsonl", debezium_repeated_keys())
+    cdc_project.run("run", "--select", "+base_debezium__parsed")
+    with_plain_path = _parsed_rows(cdc_project, "debezium")
+    cdc_project.run("run", "--full-refresh", "--select", "base_debezium__parsed",
+                    "--vars", "{cdc_debezium_plain_path: false}")
+    without = _parsed_rows(cdc_project, "debezium")
+    assert len(with_plain_path) > 1000 and with_plain_path == without, (
+        f"{len(with_plain_path)} rows with the plain path, {len(without)} without; "
+        f"only with it: {sorted(with_plain_path - without)[:2]}; only without: {sorted(without - with_plain_path)[:2]}")
+
+
+def _parsed_rows(project, vendor: str) -> Counter:
+    """base_<vendor>__parsed as JSON text per row, without the columns a run stamps."""
+    return Counter(row["row_json"] for row in project.sql(
+        f"select to_json(struct(* except (_parsed_at, _run_id, _loaded_at))) as row_json from cdc_staging.base_{vendor}__parsed"))
 
 
 def test_landing_files_split_like_the_python_reader(cdc_project):

@@ -10,9 +10,59 @@
 
 with
 
--- the landing records loaded since the newest this model holds, each read as one JSON document
+-- the landing records loaded since the newest this model holds, each parsed inside its end-marker
+-- array (record_array; cdc_json_document_array)
 source as (
-    {{ cdc_new_json_records(ref('base_debezium__landing_records')) }}
+    {{ cdc_new_json_records(ref('base_debezium__landing_records'), as_document_array=true) }}
+),
+
+-- A plain record is a bare change event of a relational connector: one JSON object with op c, u, d
+-- or r, a source block whose connector names mysql, postgresql, oracle, sqlserver or db2, before
+-- and after each an object, null or absent, and no payload, status, ddl or tableChanges field.
+-- Most records are plain. Their payload is read straight from the parsed array: the steps below
+-- for every envelope form copy the document three times over (DECISIONLOG D57). Everything those
+-- steps decide before the payload holds for a plain record by this definition, so they see a null
+-- `record` and cost next to nothing for it. Set the var cdc_debezium_plain_path to false to send
+-- every record through them.
+plain_candidates as (
+    select
+        *,
+        try_variant_get(record_array, '$[0]', '{{ debezium_envelope_type('payload') }}') as payload_candidate
+    from source
+),
+
+records as (
+    select
+        *,
+        {%- set plain_path = var('cdc_debezium_plain_path', true) %}
+        {%- if plain_path not in (true, false) %}
+            {{- exceptions.raise_compiler_error("var cdc_debezium_plain_path must be true or false, not " ~ plain_path) }}
+        {%- endif %}
+        {% if plain_path -%}
+        coalesce(
+            {{ cdc_json_array_is_one_document('record_array') }}
+            and {{ cdc_json_string('payload_candidate.op') }} in ('c', 'u', 'd', 'r')
+            and {{ debezium_engine_name(cdc_json_string("variant_get(record_array, '$[0].source.connector')")) }}
+            in ('mysql', 'postgresql', 'oracle', 'sqlserver', 'db2')
+            and coalesce({{ cdc_json_type('payload_candidate.before') }}, 'null') in ('object', 'null')
+            and coalesce({{ cdc_json_type('payload_candidate.after') }}, 'null') in ('object', 'null')
+            and payload_candidate.status is null
+            and variant_get(record_array, '$[0].payload') is null
+            and variant_get(record_array, '$[0].ddl') is null
+            and variant_get(record_array, '$[0].tableChanges') is null,
+            false
+        )
+        {%- else -%}
+        false
+        {%- endif %} as is_plain
+    from plain_candidates
+),
+
+unwrapped as (
+    select
+        *,
+        case when not is_plain then {{ cdc_json_array_document('record_array') }} end as record
+    from records
 ),
 
 -- the record's top-level fields (null unless an object); a Kafka record wrapper has `value` next
@@ -31,7 +81,7 @@ parsed as (
             {{ record_fields }}.payload, {{ record_fields }}.op, {{ record_fields }}.before,
             {{ record_fields }}.after, {{ record_fields }}.source
         ) is null as is_wrapper
-    from source
+    from unwrapped
 ),
 
 -- the message: the wrapper's value (an object, or JSON text of one), else the record itself
@@ -92,7 +142,7 @@ payloads as (
 bodies as (
     select
         *,
-        try_cast(payload as {{ debezium_envelope_type('payload') }}) as payload_fields,
+        case when is_plain then payload_candidate else try_cast(payload as {{ debezium_envelope_type('payload') }}) end as payload_fields,
         {{ cdc_object_fields('payload') }} as payload_map,
         {{ cdc_json_string('connect_schema.name') }} as schema_name,
         {{ debezium_field_map('connect_schema.fields') }} as schema_fields,
@@ -315,9 +365,10 @@ decided as (
             when read_error is not null then named_struct('kind', 'quarantine', 'code', 'unreadable_file', 'detail', left(read_error, 2000))
             when {{ cdc_is_blank('record_text') }}
                 then named_struct('kind', 'quarantine', 'code', 'empty_record', 'detail', 'the record is empty or whitespace only')
-            when record is null
+            -- a plain record is one JSON object, not a Kafka record wrapper (plain_records)
+            when record is null and not is_plain
                 then named_struct('kind', 'quarantine', 'code', 'invalid_json', 'detail', 'the record is not one valid JSON document')
-            when record_fields is null
+            when record_fields is null and not is_plain
                 then named_struct('kind', 'quarantine', 'code', 'not_an_object', 'detail', concat('the record is a JSON ', {{ cdc_json_type('record') }}, ', not an object'))
             -- Kafka record wrapper: a null value is a tombstone (D9)
             when value_type = 'null' then named_struct('kind', 'control', 'code', 'tombstone', 'detail', null)
@@ -325,7 +376,7 @@ decided as (
                 then named_struct('kind', 'quarantine', 'code', 'empty_record', 'detail', 'the Kafka record value is empty or whitespace only')
             when value_type = 'string' and message is null
                 then named_struct('kind', 'quarantine', 'code', 'invalid_json', 'detail', 'the Kafka record value is not one valid JSON document')
-            when message_fields is null
+            when message_fields is null and not is_plain
                 then named_struct('kind', 'quarantine', 'code', 'not_an_object', 'detail', concat('the Kafka record value is a JSON ', {{ cdc_json_type('message') }}, ', not an object'))
             -- a message key (its schema is named *.Key); the converter's null value is a tombstone
             when schema_name like '%.Key' then named_struct('kind', 'control', 'code', 'message_key', 'detail', null)
@@ -422,7 +473,10 @@ select
     -- every payload cost an eighth of this model, for a value only such changes use (D34)
     case
         when outcome.kind = 'change' and position is null
-            then sha2(to_json(map_filter(payload_map, (field_name, field_value) -> field_name not in ('ts_ms', 'ts_us', 'ts_ns'))), 256)
+            then sha2(to_json(map_filter(
+                case when is_plain then {{ cdc_object_fields(cdc_json_array_document('record_array')) }} else payload_map end,
+                (field_name, field_value) -> field_name not in ('ts_ms', 'ts_us', 'ts_ns')
+            )), 256)
     end as content_hash,
     -- Qlik-only fields of the parsed-record contract (python_udfs/contract.py)
     cast(null as string) as schema_ref,
