@@ -17,7 +17,7 @@ source as (
 ),
 
 -- A plain record is a bare change event of a relational connector: one JSON object with op c, u, d
--- or r, a source block whose connector names mysql, postgresql, oracle, sqlserver or db2, before
+-- or r, a source block whose connector is "mysql", "postgresql", "oracle", "sqlserver" or "db2", before
 -- and after each an object, null or absent, and no payload, status, ddl or tableChanges field.
 -- Most records are plain. Their payload is read straight from the parsed array: the steps below
 -- for every envelope form copy the document three times over (DECISIONLOG D57). Everything those
@@ -27,7 +27,8 @@ source as (
 plain_candidates as (
     select
         *,
-        try_variant_get(record_array, '$[0]', '{{ debezium_envelope_type('payload') }}') as payload_candidate
+        try_variant_get(record_array, '$[0]', '{{ debezium_envelope_type('payload') }}') as payload_candidate,
+        {{ cdc_json_string("variant_get(record_array, '$[0].source.connector')") }} as connector_candidate
     from source
 ),
 
@@ -42,8 +43,9 @@ records as (
         coalesce(
             {{ cdc_json_array_is_one_document('record_array') }}
             and {{ cdc_json_string('payload_candidate.op') }} in ('c', 'u', 'd', 'r')
-            and {{ debezium_engine_name(cdc_json_string("variant_get(record_array, '$[0].source.connector')")) }}
-            in ('mysql', 'postgresql', 'oracle', 'sqlserver', 'db2')
+            -- spelled as the connectors write it, so it is the engine's name (debezium_engine_name
+            -- trims and lowers with regular expressions that cost 1.4 s per million records)
+            and connector_candidate in ('mysql', 'postgresql', 'oracle', 'sqlserver', 'db2')
             and coalesce({{ cdc_json_type('payload_candidate.before') }}, 'null') in ('object', 'null')
             and coalesce({{ cdc_json_type('payload_candidate.after') }}, 'null') in ('object', 'null')
             and payload_candidate.status is null
@@ -169,12 +171,14 @@ sources as (
     from bodies
 ),
 
--- engine: source.connector, else a field only one connector writes, else the schema's source name
--- (debezium._engine); images: MongoDB sends documents as extended JSON text (debezium._image)
+-- engine: source.connector (a plain record's is the name already), else a field only one connector
+-- writes, else the schema's source name (debezium._engine); images: MongoDB sends documents as
+-- extended JSON text (debezium._image)
 engines as (
     select
         *,
         case
+            when is_plain then connector_candidate
             when {{ cdc_json_string('source_fields.connector') }} rlike '(?U)\\S'
                 then {{ debezium_engine_name(cdc_json_string('source_fields.connector')) }}
             when source_fields.scn is not null then 'oracle'
