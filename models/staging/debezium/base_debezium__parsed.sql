@@ -369,7 +369,7 @@ decided as (
             when read_error is not null then named_struct('kind', 'quarantine', 'code', 'unreadable_file', 'detail', left(read_error, 2000))
             when {{ cdc_is_blank('record_text') }}
                 then named_struct('kind', 'quarantine', 'code', 'empty_record', 'detail', 'the record is empty or whitespace only')
-            -- a plain record is one JSON object, not a Kafka record wrapper (plain_records)
+            -- a plain record (plain_candidates) is one JSON object, not a Kafka record wrapper
             when record is null and not is_plain
                 then named_struct('kind', 'quarantine', 'code', 'invalid_json', 'detail', 'the record is not one valid JSON document')
             when record_fields is null and not is_plain
