@@ -136,23 +136,24 @@ _DATASTREAM_META = {
 }
 
 
+def _edited(fields: dict, changes: dict | None) -> dict:
+    """A copy of `fields` with `changes` applied: a value replaces a field's, None removes it."""
+    edited = dict(fields)
+    for name, value in (changes or {}).items():
+        if value is None:
+            edited.pop(name, None)
+        else:
+            edited[name] = value
+    return edited
+
+
 def _event(engine="mysql", meta=None, **top) -> dict:
     """A Datastream event; `meta` entries replace source_metadata fields (None removes one)."""
-    source_metadata = dict(_DATASTREAM_META[engine])
-    for name, value in (meta or {}).items():
-        if value is None:
-            source_metadata.pop(name, None)
-        else:
-            source_metadata[name] = value
+    source_metadata = _edited(_DATASTREAM_META[engine], meta)
     built = {"read_method": f"{engine}-cdc", "object": "shop_orders", "schema_key": "e98d95ab",
              "uuid": "8546a123", "read_timestamp": 1715237869833, "source_timestamp": 1715237813000,
              "source_metadata": source_metadata, "payload": {"id": 7, "name": "Ann", "total": 12.5}}
-    for name, value in top.items():
-        if value is None:
-            built.pop(name, None)
-        else:
-            built[name] = value
-    return built
+    return _edited(built, top)
 
 
 def datastream_records() -> list[str]:
@@ -405,7 +406,7 @@ def datahub_records() -> list[str]:
     return [*lines, "{", '{"a": 1} {"b": 2}', "\ufeff" + json.dumps(_insert()), "   ", "nul"]
 
 
-# A plain Debezium change event (base_debezium__parsed's `plain_records`, DECISIONLOG D57): a bare
+# A plain Debezium change event (base_debezium__parsed's `plain_candidates`, DECISIONLOG D57): a bare
 # payload of a relational connector. The records below sit on each edge of that definition, so the
 # plain steps and the general ones are both compared with the Python parser.
 _DBZ_ROW = {"id": 1001, "name": "Zoë", "score": 2.50, "big": 123456789012345678901234567890,
@@ -417,14 +418,8 @@ _DBZ_SOURCE = {"version": "2.7.0.Final", "connector": "mysql", "name": "shop", "
 def _dbz(op="c", before=None, after=_ABSENT, source=None, **top) -> dict:
     """A bare Debezium payload; `_ABSENT` leaves a field out, `source` entries replace the block's
     fields (None removes one)."""
-    block = dict(_DBZ_SOURCE)
-    for name, value in (source or {}).items():
-        if value is None:
-            block.pop(name, None)
-        else:
-            block[name] = value
     built = {"before": before, "after": _DBZ_ROW if after is _ABSENT and op != "d" else after,
-             "source": block, "op": op, "ts_ms": 1717200905358, "transaction": None}
+             "source": _edited(_DBZ_SOURCE, source), "op": op, "ts_ms": 1717200905358, "transaction": None}
     for name, value in top.items():
         built[name] = value
     return {name: value for name, value in built.items() if value is not _ABSENT}
@@ -433,7 +428,8 @@ def _dbz(op="c", before=None, after=_ABSENT, source=None, **top) -> dict:
 def debezium_records() -> list[str]:
     """One JSON text (or not JSON) per line."""
     values = [
-        # plain: each op, each relational connector (spelled as connectors write it) and its position
+        # plain: each op, each relational connector and its position (" MySQL " and "postgres" are
+        # not spelled as the connectors write them: they take the general steps)
         _dbz(), _dbz("r"), _dbz("u", before=_DBZ_ROW, after={**_DBZ_ROW, "score": 3}), _dbz("d", before=_DBZ_ROW, after=None),
         _dbz(source={"connector": " MySQL "}), _dbz(source={"connector": "postgres", "file": None, "pos": None, "row": None,
                                                            "lsn": 24023128, "sequence": '["24023119","24023128"]'}),
@@ -463,11 +459,11 @@ def debezium_records() -> list[str]:
     ]
     lines = [json.dumps(value, ensure_ascii=False) for value in values]
     plain = json.dumps(_dbz())
-    # texts that are not one JSON document: text after the document, a byte-order mark (dropped),
-    # a truncated record, a blank line
     # numbers and escapes as sent (1.50 stays 1.50)
     spelled = ('{"op":"c","before":null,"after":{"n":1.50,"e":1e2,"u":"\\u00e9","z":-0.0},'
                '"source":{"connector":"mysql","db":"d","table":"t","file":"f","pos":1,"row":0}}')
+    # then texts that are not one JSON document: text after the document, a byte-order mark
+    # (dropped), a truncated record, a blank line
     return [*lines, spelled, plain + " x", "\ufeff" + plain, plain[:40], "   "]
 
 
