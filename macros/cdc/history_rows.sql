@@ -240,8 +240,8 @@ timelines as (
                 end
             {%- if tracked_columns is not none %}
             when {{ tracked_columns }} is not null and size(done) > 0 and not element_at(done, -1).is_deleted
-                and array_sort(map_entries(map_filter({{ open_row }}, (column_name, column_value) -> array_contains({{ tracked_columns }}, column_name))))
-                    = array_sort(map_entries(map_filter({{ new_row }}, (column_name, column_value) -> array_contains({{ tracked_columns }}, column_name))))
+                and sort_array(map_entries(map_filter({{ open_row }}, (column_name, column_value) -> array_contains({{ tracked_columns }}, column_name))))
+                    = sort_array(map_entries(map_filter({{ new_row }}, (column_name, column_value) -> array_contains({{ tracked_columns }}, column_name))))
                 -- no tracked column changed: the open version takes the new values, keeping its start
                 then concat(slice(done, 1, size(done) - 1), array(named_struct(
                     'op', element_at(done, -1).op, 'is_deleted', false, 'row', {{ new_row }},

@@ -28,7 +28,7 @@
     case
         when size(map_filter({{ image }}, (column_name, column_value) -> array_contains({{ key_columns }}, column_name)))
             = size({{ key_columns }})
-            then array_sort(map_entries(
+            then sort_array(map_entries(
                 map_filter({{ image }}, (column_name, column_value) -> array_contains({{ key_columns }}, column_name))
             ))
     end

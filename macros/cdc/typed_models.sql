@@ -116,7 +116,7 @@ from source_rows
     query over the merged state answers both: the tables of the vendor, and this table's columns. -#}
 {% macro _cdc_check_typed_model(merged_state, source_vendor, source_table, kind, declared_columns) %}
     {%- set sent_tables = run_query(
-        "select source_table, to_json(array_sort(array_distinct(flatten(collect_list(case when source_table = "
+        "select source_table, to_json(sort_array(array_distinct(flatten(collect_list(case when source_table = "
         ~ _cdc_sql_text(source_table) ~ " then json_object_keys(row) end))))) as column_names"
         ~ " from " ~ merged_state ~ " where source_vendor = '" ~ source_vendor ~ "' group by source_table order by source_table"
     ) -%}

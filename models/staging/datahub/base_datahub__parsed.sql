@@ -222,7 +222,7 @@ decided as (
             when record_fields.payload is null
                 then named_struct('code', 'not_a_datahub_record', 'detail', concat(
                         'the object is neither a Blob record (no \'payload\') nor a Tuple record (no metadata column); keys: ',
-                        array_join(slice(array_sort(map_keys({{ cdc_object_fields('record') }})), 1, 20), ', ')
+                        array_join(slice(sort_array(map_keys({{ cdc_object_fields('record') }})), 1, 20), ', ')
                     ))
             {{ datahub_object_problems('record_fields.payload', 'payload', 'payload', required=true) }}
             {{ datahub_object_problems('record_fields.schema', 'schema_object', 'schema') }}

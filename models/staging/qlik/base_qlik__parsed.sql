@@ -235,7 +235,7 @@ decided as (
             when not is_atmsg and not is_data_message
                 then named_struct('kind', 'quarantine', 'code', 'unknown_message', 'detail', concat(
                         'the object is neither an atMSG message (magic/type/message) nor a data message (data/beforeData/headers); keys: ',
-                        array_join(slice(array_sort(map_keys({{ cdc_object_fields('outer_message') }})), 1, 20), ', ')
+                        array_join(slice(sort_array(map_keys({{ cdc_object_fields('outer_message') }})), 1, 20), ', ')
                     ))
             -- metadata message (qlik._metadata_message)
             when message_type = 'MD' and lineage_fields is null

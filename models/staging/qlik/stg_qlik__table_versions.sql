@@ -46,7 +46,7 @@ select
         as column_by_ordinal,
     nullif(
         transform(
-            array_sort(transform(
+            sort_array(transform(
                 filter(metadata.columns, table_column -> table_column.primary_key_position > 0),
                 table_column -> struct(table_column.primary_key_position as key_position, table_column.name as name)
             )),

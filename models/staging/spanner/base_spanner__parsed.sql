@@ -445,8 +445,8 @@ outputs as (
         if({{ is_data_change }} and mod_type = 'DELETE', null, map_concat(keys_json, {{ new_columns }})) as after,
         case when mod_type = 'UPDATE' then case {{ spanner_string('value_capture_type_value') }}
             when 'NEW_ROW' then null
-            when 'NEW_ROW_AND_OLD_VALUES' then array_sort(map_keys({{ old_columns }}))
-            else array_sort(map_keys({{ new_columns }}))
+            when 'NEW_ROW_AND_OLD_VALUES' then sort_array(map_keys({{ old_columns }}))
+            else sort_array(map_keys({{ new_columns }}))
         end end as changed_columns,
         if({{ is_data_change }}, map_filter(map(
             'commit_timestamp_ns', {{ spanner_time_ns('record_time') }},

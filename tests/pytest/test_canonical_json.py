@@ -1,0 +1,67 @@
+"""cdc_json_object, the canonical JSON text of `pk` and `row` (macros/cdc/json.sql), run in Spark on
+maps a row can hold, against the same text written in Python: keys sorted by code point, each key
+escaped as JSON, the values as they are (already JSON text), an entry with a SQL null value left
+out, no whitespace. The oracle of every workload compares rows in this form (DESIGN §5)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from macro_rendering import macro_environment, macro_source
+
+pytestmark = pytest.mark.spark
+
+# key -> value (JSON text, or None for a SQL null); one map per entry of MAPS
+MAPS = [
+    {"id": "1"},
+    {"b": '"x"', "a": "null", "B": "2.50", "_": '{"n":[1,2]}', "a b": '"y"'},
+    # escapes (quote, backslash, newline, tab, a control character) and keys that sort differently
+    # by code point than by UTF-16 unit (U+E000 before U+1D11E here, after it in UTF-16)
+    {'quo"te': "1", "back\\slash": "2", "new\nline": "3", "tab\t": "4", "ctl\x01": "5",
+     "\ue000": "6", "\U0001d11e": "7", "é": "8", "e": "9", "": "10"},
+    {"kept": "1", "dropped": None},
+    {},
+    # 60 columns, written in another order than sorted
+    {f"column_{(i * 37) % 60:02d}": str(i) for i in range(60)},
+]
+
+
+def python_canonical(mapping: dict[str, str | None] | None) -> str | None:
+    if mapping is None:
+        return None
+    return "{" + ",".join(json.dumps(key, ensure_ascii=False) + ":" + value
+                          for key, value in sorted(mapping.items()) if value is not None) + "}"
+
+
+def sql_text(text: str | None) -> str:
+    """A SQL expression for `text`, through hex so that no character needs a literal's escape."""
+    return "cast(null as string)" if text is None else f"decode(unhex('{text.encode().hex()}'), 'UTF-8')"
+
+
+def sql_map(mapping: dict[str, str | None]) -> str:
+    keys = ", ".join(sql_text(key) for key in mapping) or ""
+    values = ", ".join(sql_text(value) for value in mapping.values()) or ""
+    return (f"map_from_arrays(cast(array({keys}) as array<string>), "
+            f"cast(array({values}) as array<string>))")
+
+
+def test_cdc_json_object_writes_what_python_writes(cdc_project):
+    environment = macro_environment({"exceptions": None})
+    expression = environment.from_string(
+        macro_source("macros/cdc/json.sql", "cdc_json_object") + "{{ cdc_json_object('image') }}").render()
+    cases = [*MAPS, None]
+    # selects, not a values list: Spark evaluates a values list while analysing it, and decode is not
+    # among what it evaluates there
+    cases_sql = "\nunion all\n".join(
+        f"select {number} as number, "
+        f"{'cast(null as map<string,string>)' if mapping is None else sql_map(mapping)} as image"
+        for number, mapping in enumerate(cases))
+    got = cdc_project.sql(f"select number, {expression} as canonical from ({cases_sql}) as cases order by number")
+    # the rows come as JSON, where a null column is left out
+    assert [row.get("canonical") for row in got] == [python_canonical(mapping) for mapping in cases]
+    # the cases reach the edges they are there for
+    assert got[2]["canonical"].index('"\ue000"') < got[2]["canonical"].index('"\U0001d11e"')
+    assert got[3]["canonical"] == '{"kept":1}'
+    assert got[4]["canonical"] == "{}"
+    assert "canonical" not in got[6]
