@@ -217,10 +217,15 @@ timelines as (
             else cast(map() as map<string, string>)
         end
     {%- endset -%}
+    {#- the open row with the change's columns laid over it. map_zip_with matches the two maps' keys
+        through a hash table; a map_filter of map_contains_key scans the change's keys for each
+        column (60 columns: 4.1 s instead of 8.0 s per 300,000 changes, D58). The change's values
+        are wrapped in a struct so that a column it sends as null still replaces the open value. -#}
     {%- set new_row -%}
-        map_concat(
-            map_filter({{ open_row }}, (column_name, column_value) -> not map_contains_key(change.after, column_name)),
-            change.after
+        map_zip_with(
+            {{ open_row }},
+            transform_values(change.after, (column_name, column_value) -> named_struct('value', column_value)),
+            (column_name, open_value, change_value) -> case when change_value is null then open_value else change_value.value end
         )
     {%- endset -%}
     aggregate(
