@@ -1,7 +1,8 @@
 """cdc_json_object, the canonical JSON text of `pk` and `row` (macros/cdc/json.sql), run in Spark on
 maps a row can hold, against the same text written in Python: keys sorted by code point, each key
 escaped as JSON, the values as they are (already JSON text), an entry with a SQL null value left
-out, no whitespace. The oracle of every workload compares rows in this form (DESIGN §5)."""
+out, no whitespace. The oracle of every workload compares rows in this form (DESIGN §5). And the
+history's fold, which builds the maps that text is written from (DECISIONLOG D58)."""
 
 from __future__ import annotations
 
@@ -65,3 +66,34 @@ def test_cdc_json_object_writes_what_python_writes(cdc_project):
     assert got[3]["canonical"] == '{"kept":1}'
     assert got[4]["canonical"] == "{}"
     assert "canonical" not in got[6]
+
+
+def test_the_fold_lays_each_change_over_the_open_row(cdc_project):
+    """_cdc_fold_versions (macros/cdc/history_rows.sql) on one key's timeline: a change replaces the
+    columns it sends, a SQL null it sends included, and keeps the others; a delete closes the key
+    with the last row; an insert after it starts from nothing."""
+    environment = macro_environment({"exceptions": None})
+    fold = environment.from_string(
+        macro_source("macros/cdc/history_rows.sql", "_cdc_fold_versions") + "{{ _cdc_fold_versions('timeline') }}"
+    ).render()
+    changes = [  # op, the columns the change sends (None: a SQL null)
+        ("insert", {"a": "1", "b": "2"}),
+        ("update", {"b": None, "c": "3"}),
+        ("update", {"a": "5"}),
+        ("delete", {}),
+        ("insert", {"d": '"x"'}),
+    ]
+    timeline = ", ".join(
+        f"named_struct('op', '{op}', 'after', {sql_map(columns)}, 'sequence', array(cast({number} as decimal(38, 0))), "
+        f"'committed_at', timestamp_micros({number}), 'event_id', 'e{number}')"
+        for number, (op, columns) in enumerate(changes))
+    got = cdc_project.sql(
+        f"select version.op, version.is_deleted, to_json(map_from_entries(sort_array(map_entries(version.row)))) as row "
+        f"from (select explode({fold}) as version from (select array({timeline}) as timeline))")
+    assert [(row["op"], row["is_deleted"], json.loads(row["row"])) for row in got] == [
+        ("insert", False, {"a": "1", "b": "2"}),
+        ("update", False, {"a": "1", "b": None, "c": "3"}),
+        ("update", False, {"a": "5", "b": None, "c": "3"}),
+        ("delete", True, {"a": "5", "b": None, "c": "3"}),
+        ("insert", False, {"d": '"x"'}),
+    ]
