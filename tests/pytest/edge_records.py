@@ -419,9 +419,8 @@ def _dbz(op="c", before=None, after=_ABSENT, source=None, **top) -> dict:
     """A bare Debezium payload; `_ABSENT` leaves a field out, `source` entries replace the block's
     fields (None removes one)."""
     built = {"before": before, "after": _DBZ_ROW if after is _ABSENT and op != "d" else after,
-             "source": _edited(_DBZ_SOURCE, source), "op": op, "ts_ms": 1717200905358, "transaction": None}
-    for name, value in top.items():
-        built[name] = value
+             "source": _edited(_DBZ_SOURCE, source), "op": op, "ts_ms": 1717200905358, "transaction": None,
+             **top}
     return {name: value for name, value in built.items() if value is not _ABSENT}
 
 
