@@ -7,6 +7,7 @@ history's fold, which builds the maps that text is written from (DECISIONLOG D58
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 from macro_rendering import macro_environment, macro_source
@@ -47,14 +48,15 @@ def sql_map(mapping: dict[str, str | None]) -> str:
             f"cast(array({values}) as array<string>))")
 
 
-def rendered_sql(path: str, macro_name: str, call: str) -> str:
-    """The SQL the macro `macro_name` of the project file `path` writes for the Jinja call `call`."""
+def rendered_sql(path: str, macro_names: tuple[str, ...], call: str) -> str:
+    """The SQL the Jinja call `call` writes, with the macros `macro_names` of the project file `path`."""
     environment = macro_environment({"exceptions": None})
-    return environment.from_string(macro_source(path, macro_name) + "{{ " + call + " }}").render()
+    macros = "".join(macro_source(path, name) for name in macro_names)
+    return environment.from_string(macros + "{{ " + call + " }}").render()
 
 
 def test_cdc_json_object_writes_what_python_writes(cdc_project):
-    expression = rendered_sql("macros/cdc/json.sql", "cdc_json_object", "cdc_json_object('image')")
+    expression = rendered_sql("macros/cdc/json.sql", ("cdc_json_object",), "cdc_json_object('image')")
     cases = [*MAPS, None]
     # selects, not a values list: Spark evaluates a values list while analysing it, and decode is not
     # among what it evaluates there
@@ -72,11 +74,14 @@ def test_cdc_json_object_writes_what_python_writes(cdc_project):
     assert "canonical" not in got[6]
 
 
+FOLD_MACROS = ("_cdc_fold_versions", "_cdc_fold_changes")
+
+
 def test_the_fold_lays_each_change_over_the_open_row(cdc_project):
     """_cdc_fold_versions (macros/cdc/history_rows.sql) on one key's timeline: a change replaces the
     columns it sends, a SQL null it sends included, and keeps the others; a delete closes the key
     with the last row; an insert after it starts from nothing."""
-    fold = rendered_sql("macros/cdc/history_rows.sql", "_cdc_fold_versions", "_cdc_fold_versions('timeline')")
+    fold = rendered_sql("macros/cdc/history_rows.sql", FOLD_MACROS, "_cdc_fold_versions('timeline')")
     changes = [  # op, the columns the change sends (None: a SQL null)
         ("insert", {"a": "1", "b": "2"}),
         ("update", {"b": None, "c": "3"}),
@@ -99,3 +104,63 @@ def test_the_fold_lays_each_change_over_the_open_row(cdc_project):
         ("delete", True, {"a": "5", "b": None, "c": "3"}),
         ("insert", False, {"d": '"x"'}),
     ]
+
+
+def tracked_part(row: dict, tracked: list[str]) -> dict:
+    """The tracked columns a row holds (a column held as null differs from one not held)."""
+    return {name: value for name, value in row.items() if name in tracked}
+
+
+def reference_fold(changes: list[dict], tracked: list[str] | None = None) -> list[tuple]:
+    """The fold of DECISIONLOG D5/D6 in Python: (op, is_deleted, row, event_id) per version."""
+    versions: list[tuple] = []
+    for change in changes:
+        live = bool(versions) and not versions[-1][1]
+        if change["op"] in ("delete", "truncate"):
+            if live:
+                versions.append((change["op"], True, versions[-1][2], change["event_id"]))
+            continue
+        row = {**(versions[-1][2] if live else {}), **change["after"]}
+        if tracked is not None and live and tracked_part(versions[-1][2], tracked) == tracked_part(row, tracked):
+            versions[-1] = (versions[-1][0], False, row, versions[-1][3])  # updated in place
+        else:
+            versions.append((change["op"], False, row, change["event_id"]))
+    return versions
+
+
+@pytest.mark.parametrize("tracked", [None, ["a"]])
+def test_a_long_timeline_folds_in_chunks_as_in_one_pass(cdc_project, tracked):
+    """A timeline of over 256 events is folded in chunks, each starting from the version the one
+    before ended with (D59). 1,100 random changes (5 chunks of 256) give the versions of the
+    Python fold above; a change updating a version in place, a delete and a delete of a key that
+    is not alive each come first in a chunk."""
+    rng = random.Random(59)
+    changes = []
+    for number in range(1100):
+        op = rng.choice(["insert", "update", "update", "update", "delete", "truncate"])
+        after = {name: rng.choice([str(number), '"x"', None]) for name in rng.sample("abcde", rng.randint(1, 3))}
+        if number in (255, 511, 766):
+            op, after = "update", {"a": str(number)}  # live before the chunk's first event
+        elif number == 256:
+            op, after = "update", {"b": str(number)}  # leaves `a` as it was: in place when tracked
+        elif number in (512, 767, 768):
+            op, after = "delete", {}  # 768: the key is no longer alive
+        changes.append({"op": op, "after": after, "sequence": [number], "event_id": f"e{number:04d}",
+                        "committed_at": "2026-01-01T00:00:00"})
+    struct = ("array<struct<op: string, after: map<string, string>, sequence: array<decimal(38, 0)>, "
+              "committed_at: timestamp, event_id: string>>")
+    tracked_sql = "null" if tracked is None else "array(" + ", ".join(f"'{name}'" for name in tracked) + ")"
+    call = "_cdc_fold_versions('timeline')" if tracked is None else f"_cdc_fold_versions('timeline', \"{tracked_sql}\")"
+    fold = rendered_sql("macros/cdc/history_rows.sql", FOLD_MACROS, call)
+    assert "when size(timeline) <= 256" in fold  # the chunked branch is the one this test reaches
+    got = cdc_project.sql(
+        "select version.op, version.is_deleted, to_json(version.row) as row, version.event_id "
+        f"from (select posexplode({fold}) as (position, version) "
+        f"from (select from_json({sql_text(json.dumps(changes))}, '{struct}') as timeline)) order by position")
+    expected = reference_fold(changes, tracked)
+    assert [(row["op"], row["is_deleted"], json.loads(row["row"]), row["event_id"]) for row in got] == expected
+    # the edges the timeline was built for: a delete that closes, one that finds nothing to close,
+    # and (tracked) a version that event 256 updated in place
+    event_ids = [version[3] for version in expected]
+    assert "e0512" in event_ids and "e0768" not in event_ids
+    assert ("e0256" in event_ids) is (tracked is None)
