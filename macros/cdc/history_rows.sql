@@ -213,7 +213,7 @@ timelines as (
     Spark's aggregate copies its whole accumulator after every element, so one fold over n events
     costs n^2/2 version copies: a key updated 32,000 times took 135 s. A timeline longer than 256
     events is folded in chunks of max(256, sqrt(n)) events, each chunk starting from the version the
-    chunk before ended with; the copies then grow as n * sqrt(n) (that key: 5 s; D59). -#}
+    chunk before ended with; the copies then grow as n * sqrt(n) (that key: 2.6 s; D59). -#}
 {% macro _cdc_fold_versions(timeline, tracked_columns=none) %}
     {%- set no_versions -%}
         cast(array() as array<struct<

@@ -149,10 +149,13 @@ def test_a_long_timeline_folds_in_chunks_as_in_one_pass(cdc_project, tracked):
                         "committed_at": "2026-01-01T00:00:00"})
     struct = ("array<struct<op: string, after: map<string, string>, sequence: array<decimal(38, 0)>, "
               "committed_at: timestamp, event_id: string>>")
-    tracked_sql = "null" if tracked is None else "array(" + ", ".join(f"'{name}'" for name in tracked) + ")"
-    call = "_cdc_fold_versions('timeline')" if tracked is None else f"_cdc_fold_versions('timeline', \"{tracked_sql}\")"
+    if tracked is None:
+        call = "_cdc_fold_versions('timeline')"
+    else:
+        call = "_cdc_fold_versions('timeline', \"array(" + ", ".join(f"'{name}'" for name in tracked) + ")\")"
     fold = rendered_sql("macros/cdc/history_rows.sql", FOLD_MACROS, call)
-    assert "when size(timeline) <= 256" in fold  # the chunked branch is the one this test reaches
+    # 1,100 events take the fold's chunked branch, not the one for 256 events or fewer
+    assert "when size(timeline) <= 256" in fold and len(changes) > 256
     got = cdc_project.sql(
         "select version.op, version.is_deleted, to_json(version.row) as row, version.event_id "
         f"from (select posexplode({fold}) as (position, version) "
