@@ -335,8 +335,8 @@
     digits, BOOL true/false, TIMESTAMP normalised UTC text, JSON the document its text holds, ARRAY
     its elements typed; STRING, BYTES (base64) and DATE are checked and kept; other codes (STRUCT,
     ENUM, ...) and untyped columns are kept as sent. Null when the value does not fit its type
-    (quarantine reason wrong_type). Arrays are typed two levels deep (Spanner has no nested arrays;
-    a third level is kept as sent). -#}
+    (quarantine reason wrong_type). An array's elements are typed; an array inside an array is
+    kept as sent (Spanner has no nested arrays; the Python parser types them, D60). -#}
 {% macro spanner_typed_json(value, codes, array_depth=1) %}
     {{- _spanner_require('spanner_typed_json', {'value': value, 'codes': codes}) -}}
     {{ _spanner_typed_level(value, codes, 1, array_depth) }}
@@ -348,18 +348,23 @@
         when {{ value }} is null or is_variant_null({{ value }}) then 'null'
         when element_at({{ codes }}, {{ level }}) is null then to_json({{ value }})
         {%- if level <= array_depth %}
-        -- a JSON array, or text holding one: every element typed with the next code
-        when element_at({{ codes }}, {{ level }}) = 'ARRAY' then concat('[', aggregate(
-            if({{ spanner_json_type(value) }} = 'string',
-                try_cast({{ spanner_json("variant_get(" ~ value ~ ", '$', 'string')") }} as array<variant>),
-                try_cast({{ value }} as array<variant>)),
-            '',
-            (elements_json_{{ level }}, element_{{ level }}) -> concat(
-                elements_json_{{ level }},
-                if(elements_json_{{ level }} = '', '', ','),
-                {{ _spanner_typed_level('element_' ~ level, codes, level + 1, array_depth) }}
+        -- a JSON array, or text holding one: every element typed with the next code; null when
+        -- it is not an array or an element does not fit. The typed elements are bound once
+        -- through a one-element transform and joined: an aggregate that appends each element's text
+        -- copies the text so far at every element (768 floats: D59)
+        when element_at({{ codes }}, {{ level }}) = 'ARRAY' then element_at(transform(
+            array(transform(
+                if({{ spanner_json_type(value) }} = 'string',
+                    try_cast({{ spanner_json("variant_get(" ~ value ~ ", '$', 'string')") }} as array<variant>),
+                    try_cast({{ value }} as array<variant>)),
+                element_{{ level }} -> {{ _spanner_typed_level('element_' ~ level, codes, level + 1, array_depth) }}
+            )),
+            elements_json_{{ level }} -> if(
+                exists(elements_json_{{ level }}, element_json_{{ level }} -> element_json_{{ level }} is null),
+                null,
+                concat('[', array_join(elements_json_{{ level }}, ','), ']')
             )
-        ), ']')
+        ), 1)
         {%- endif %}
         else {{ _spanner_typed_scalar(value, 'element_at(' ~ codes ~ ', ' ~ level ~ ')', level == 1) }}
     end

@@ -473,3 +473,52 @@ def debezium_repeated_keys() -> list[str]:
     plain = json.dumps(_dbz())
     return [plain[:-1] + ', "op": "u"}', plain.replace('"id": 1001,', '"id": 1001, "id": 1002,', 1),
             plain.replace('"table": "orders"', '"table": "orders", "table": "items"')]
+
+
+def _spanner_insert(number: int, column_type, value) -> dict:
+    """A GoogleSQL data change record inserting key `number` with column c of `column_type`."""
+    return {
+        "commit_timestamp": "2024-05-01T10:00:00.000001Z", "record_sequence": f"{number:08d}",
+        "server_transaction_id": f"edge-{number}", "is_last_record_in_transaction_in_partition": True,
+        "table_name": "Typed",
+        "column_types": [
+            {"name": "k", "type": {"code": "INT64"}, "is_primary_key": True, "ordinal_position": 1},
+            {"name": "c", "type": column_type, "is_primary_key": False, "ordinal_position": 2}],
+        "mods": [{"keys": {"k": str(number)}, "new_values": {"c": value}, "old_values": {}}],
+        "mod_type": "INSERT", "value_capture_type": "OLD_AND_NEW_VALUES",
+    }
+
+
+def spanner_records() -> list[str]:
+    """ARRAY columns, which no conformance sample or workload has: elements typed one by one, nulls
+    among them, an array sent as text, a long array (an embedding of 768 floats), and arrays that
+    do not fit their type."""
+    def array_of(code: str, **element) -> dict:
+        return {"code": "ARRAY", "array_element_type": {"code": code, **element}}
+
+    cases = [
+        (array_of("INT64"), ["1", None, "3"]),
+        (array_of("INT64"), '["4","5"]'),
+        (array_of("INT64"), []),
+        (array_of("INT64"), "[]"),
+        (array_of("INT64"), None),
+        (array_of("STRING"), ["a", "b\"c", "é"]),
+        (array_of("FLOAT64"), [1.5, 2, "NaN", "-Infinity"]),
+        (array_of("FLOAT64"), [round((i * 7919 % 1000) / 997 - 0.5, 6) for i in range(768)]),
+        (array_of("NUMERIC"), ["1.50", "-0.000000001"]),
+        (array_of("TIMESTAMP"), ["2024-01-01T00:00:00.100Z", "2024-01-01T05:00:00+05:00"]),
+        (array_of("DATE"), ["2024-02-29"]),
+        (array_of("BOOL"), [True, "false"]),
+        (array_of("JSON"), ['{"b": 1, "a": 2}', "[1]"]),
+        # an array of arrays (not a Spanner type) whose inner elements are already in their JSON type:
+        # the SQL keeps the inner arrays as sent, the Python parser types them (DECISIONLOG D60)
+        (array_of("ARRAY", array_element_type={"code": "BOOL"}), [[True], [False], []]),
+        ("ARRAY<INT64>", ["6", "7"]),
+        # do not fit: not an array, an element of the wrong type (first, in the middle, last)
+        (array_of("INT64"), 5),
+        (array_of("INT64"), ["x", "1"]),
+        (array_of("INT64"), ["1", "x", "2"]),
+        (array_of("INT64"), ["1", "2", "1.5"]),
+        (array_of("DATE"), ["2024-02-30"]),
+    ]
+    return [json.dumps(_spanner_insert(number, column_type, value)) for number, (column_type, value) in enumerate(cases)]

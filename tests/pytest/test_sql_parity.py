@@ -14,6 +14,7 @@ from edge_records import (
     debezium_records,
     debezium_repeated_keys,
     qlik_records,
+    spanner_records,
 )
 from parser_parity import assert_parity, land_conformance_and_workloads, landing_problems
 
@@ -35,6 +36,7 @@ def test_sql_flattening_matches_the_python_parser(cdc_project):
     cdc_project.write_landing_file("datastream", "edge-records.jsonl", datastream_records())
     cdc_project.write_landing_file("datahub", "edge-records.jsonl", datahub_records())
     cdc_project.write_landing_file("debezium", "edge-records.jsonl", debezium_records())
+    cdc_project.write_landing_file("spanner", "edge-records.jsonl", spanner_records())
     assert_parity(cdc_project, VENDORS)
     # Debezium reads plain records by a shorter path (DECISIONLOG D57): the same rows without it
     cdc_project.write_landing_file("debezium", "repeated-keys.jsonl", debezium_repeated_keys())
