@@ -221,9 +221,10 @@ timelines as (
             sequence: array<decimal(38, 0)>, committed_at: timestamp, event_id: string
         >>)
     {%- endset -%}
-    {%- set chunk_size = "greatest(256, cast(ceil(sqrt(size(" ~ timeline ~ "))) as int))" -%}
+    {%- set shortest_chunk = 256 -%}
+    {%- set chunk_size = "greatest(" ~ shortest_chunk ~ ", cast(ceil(sqrt(size(" ~ timeline ~ "))) as int))" -%}
     case
-        when size({{ timeline }}) <= 256 then {{ _cdc_fold_changes(timeline, no_versions, tracked_columns) }}
+        when size({{ timeline }}) <= {{ shortest_chunk }} then {{ _cdc_fold_changes(timeline, no_versions, tracked_columns) }}
         else aggregate(
             transform(
                 sequence(0, (size({{ timeline }}) - 1) div {{ chunk_size }}),

@@ -351,7 +351,7 @@
         -- a JSON array, or text holding one: every element typed with the next code; null when
         -- it is not an array or an element does not fit. The typed elements are bound once
         -- through a one-element transform and joined: an aggregate that appends each element's text
-        -- copies the text so far at every element (768 floats: D59)
+        -- copies the text so far at every element (768 floats: D60)
         when element_at({{ codes }}, {{ level }}) = 'ARRAY' then element_at(transform(
             array(transform(
                 if({{ spanner_json_type(value) }} = 'string',
