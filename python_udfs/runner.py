@@ -228,6 +228,11 @@ def build_spark_session(master: str | None = None, *, app_name: str = "cdc-dbt",
             # Delta rebuilds a table's file list after each commit in 50 partitions by default: on
             # two cores, for tables of a few hundred files, that cost about a sixth of a small run (D33)
             .config("spark.databricks.delta.snapshotPartitions", shuffle_partitions)
+            # `optimize` (cdc_compact_when_fragmented, every tenth run or so) rewrites the files
+            # under this size: the small ones each MERGE adds, not a large history's big files
+            # (Delta's default, 1 GB, would rewrite up to 16 GB each time; D61). 64 MB is what
+            # Delta's own auto compaction takes as small.
+            .config("spark.databricks.delta.optimize.minFileSize", str(64 * 1024 * 1024))
         )
     elif os.environ.get("CDC_FILE_FORMAT") == "delta":
         raise RuntimeError("CDC_FILE_FORMAT=delta but the Delta Lake jars are not in "

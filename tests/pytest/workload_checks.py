@@ -55,10 +55,11 @@ class Case:
     extra_problems: Callable[[object], list[str]] | None = None
 
 
-def run_end_to_end(project, cases: list[Case]) -> None:
+def run_end_to_end(project, cases: list[Case], run_args: tuple[str, ...] = ()) -> None:
     """Every vendor's batches land together, a run after each batch index, then a full refresh;
     every vendor's oracle must hold after both. One project for all vendors: each run costs
-    Spark's and dbt's fixed start once, not once per vendor."""
+    Spark's and dbt's fixed start once, not once per vendor. `run_args`: more arguments of the
+    runs after each batch (not of the full refresh)."""
     project.run("seed")
     for index in range(max(len(case.workload.batches) for case in cases)):
         for case in cases:
@@ -67,7 +68,7 @@ def run_end_to_end(project, cases: list[Case]) -> None:
                     landing_file.write(project.landing_dir / case.vendor)
                 else:  # (name, lines)
                     project.write_landing_file(case.vendor, *landing_file)
-        project.run("run")
+        project.run("run", *run_args)
     for stage in ("the incremental runs", "a full refresh"):
         if stage == "a full refresh":
             project.run("run", "--full-refresh")
