@@ -1,4 +1,5 @@
-{#- The five landing folders DESIGN §4 defines (python_udfs/landing.py VENDORS). -#}
+{#- The five landing folders DESIGN §4 defines (checked against the var cdc_vendors and
+    python_udfs/registration.py by tests/pytest/test_vendor_wiring.py). -#}
 {% macro cdc_known_vendors() %}
     {{ return(['datastream', 'spanner', 'debezium', 'qlik', 'datahub']) }}
 {% endmacro %}

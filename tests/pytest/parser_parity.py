@@ -120,10 +120,10 @@ def _describe(where, raw, expected: list[dict], got: list[dict]) -> str:
 
 def landing_problems(project, vendors: tuple[str, ...]) -> tuple[dict[str, int], list[str]]:
     """(files compared per vendor, differences) between the SQL landing split
-    (base_<vendor>__landing_records) and the Python reader python_udfs.landing.read_landing_file,
+    (base_<vendor>__landing_records) and the Python reader landing_split.read_landing_file,
     file by file (DECISIONLOG D8), after one dbt run that reads every vendor's folder. Records are
     compared as JSON values where both parse (an array element is re-serialised)."""
-    from python_udfs.landing import read_landing_file
+    from landing_split import read_landing_file
 
     project.run("run", "--select", *(f"base_{vendor}__landing_records" for vendor in vendors))
     compared, problems = {}, []

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import fastavro
 import pytest
+from landing_split import read_landing_file
 
 from python_udfs.avro import AvroFileDamaged, avro_records, read_avro, render
-from python_udfs.landing import read_landing_file
 
 CONFORMANCE = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "datastream" / "published"
 AVRO_FILES = sorted(CONFORMANCE.glob("*.avro")) if CONFORMANCE.is_dir() else []

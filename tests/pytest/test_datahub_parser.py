@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from landing_split import split_records
 from parser_helpers import one_with, parse_with, reason_with
 from parsers.datahub import parse_datahub
 from test_java_serialization import SEED_DDL_META, SEED_DDL_TEXT
 
 from python_udfs.contract import canonical_json
-from python_udfs.landing import split_records
 
 PUBLISHED = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "datahub" / "published"
 

@@ -13,6 +13,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from landing_split import read_landing_file
 from parsers.datahub import parse_datahub
 from workloads.datahub import (
     ACCOUNTS,
@@ -33,7 +34,6 @@ from workloads.datahub import (
 
 from python_udfs.contract import canonical_json
 from python_udfs.java_serialization import decode_ddl_meta
-from python_udfs.landing import read_landing_file
 
 WORKLOAD_SEED = int(os.environ.get("CDC_WORKLOAD_SEED", "7"))
 # the generator's guarantees must hold for any seed, not just the one the end-to-end test uses

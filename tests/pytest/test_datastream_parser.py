@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from landing_split import split_records
 from parser_helpers import one_with, parse_with, reason_with
 from parsers import datastream
 from parsers.datastream import parse_datastream
 
 from python_udfs.avro import avro_records
 from python_udfs.contract import PARSED_FIELDS, canonical_json
-from python_udfs.landing import split_records
 
 CONFORMANCE = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "datastream" / "published"
 SAMPLE_FILES = sorted(p for p in CONFORMANCE.iterdir() if p.is_file()) if CONFORMANCE.is_dir() else []

@@ -18,6 +18,7 @@ from itertools import pairwise
 import fastavro
 import pytest
 from conftest import CONFORMANCE_DIR, PROJECT_DIR
+from landing_split import read_landing_file
 from workloads.datastream import (
     CUSTOMERS,
     FIRST_BINLOG_FILE,
@@ -36,7 +37,6 @@ from workloads.datastream import (
 )
 
 from python_udfs.contract import canonical_json
-from python_udfs.landing import read_landing_file
 
 WORKLOAD_SEED = int(os.environ.get("CDC_WORKLOAD_SEED", "7"))
 # the generator's guarantees must hold for any seed, not just the one the end-to-end test uses

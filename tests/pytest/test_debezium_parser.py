@@ -7,12 +7,12 @@ import re
 from pathlib import Path
 
 import pytest
+from landing_split import split_records
 from parser_helpers import one_with
 from parsers import debezium
 from parsers.debezium import parse_debezium
 
 from python_udfs.contract import PARSED_FIELDS
-from python_udfs.landing import split_records
 
 CONFORMANCE = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "debezium"
 SAMPLE_FILES = sorted(p for p in CONFORMANCE.rglob("*") if p.is_file()) if CONFORMANCE.is_dir() else []

@@ -11,6 +11,7 @@ from collections import Counter
 from itertools import pairwise
 
 import pytest
+from landing_split import read_landing_file
 from parsers.qlik import parse_qlik
 from workloads.qlik import (
     EMPLOYEES,
@@ -30,7 +31,6 @@ from workloads.qlik import (
 )
 
 from python_udfs.contract import canonical_json
-from python_udfs.landing import read_landing_file
 from python_udfs.qlik_masks import decode_hex_mask
 
 WORKLOAD_SEED = int(os.environ.get("CDC_WORKLOAD_SEED", "7"))

@@ -16,9 +16,8 @@ from edge_records import (
     qlik_records,
     spanner_records,
 )
+from landing_split import VENDORS as LANDING_FOLDERS
 from parser_parity import assert_parity, land_conformance_and_workloads, landing_problems
-
-from python_udfs.landing import VENDORS as LANDING_FOLDERS
 
 pytestmark = pytest.mark.spark
 

@@ -1,5 +1,6 @@
-"""Every vendor is wired in the places that must agree: the dbt var `cdc_vendors`, the list of
-vendors flattened in SQL, and its staging folder with the three models and op codes."""
+"""Every vendor is wired in the places that must agree: the dbt var `cdc_vendors`, the landing
+folders the macros know (cdc_known_vendors), the list of vendors flattened in SQL, the tests'
+landing split, and its staging folder with the three models and op codes."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import csv
 
 import yaml
 from conftest import PROJECT_DIR
+from landing_split import VENDORS
+from macro_rendering import macro_source, render_macro
 
-from python_udfs.landing import VENDORS
 from python_udfs.registration import FLATTENED_IN_SQL
 
 
@@ -17,8 +19,13 @@ def dbt_vendors() -> list[str]:
     return project["vars"]["cdc_vendors"]
 
 
+def known_vendors() -> list[str]:
+    macro = macro_source("macros/cdc/union_vendors.sql", "cdc_known_vendors")
+    return render_macro(macro, "cdc_known_vendors()", {})
+
+
 def test_dbt_var_and_sql_flattenings_name_the_same_vendors():
-    assert sorted(dbt_vendors()) == sorted(FLATTENED_IN_SQL) == sorted(VENDORS)
+    assert sorted(dbt_vendors()) == sorted(known_vendors()) == sorted(FLATTENED_IN_SQL) == sorted(VENDORS)
 
 
 def test_each_vendor_has_its_staging_models_parser_and_op_codes():

@@ -1,7 +1,9 @@
-"""Listing and splitting landing files: pure functions, wrapped as Spark UDTFs in registration.py.
+"""The landing split in Python: what macros/cdc/landing_records.sql does in SQL (DECISIONLOG D8),
+the oracle of the landing parity test (parser_parity.py) and the reader of the vendor tests
+(DECISIONLOG D62). The product no longer runs it.
 
 A landing file is split into *records*, each the text one vendor parser receives:
-- `*.avro`: one record per Avro datum, rendered as JSON (see avro.py);
+- `*.avro`: one record per Avro datum, rendered as JSON (see python_udfs/avro.py);
 - anything else: one leading `/* ... */` licence block is skipped; if the rest is one JSON
   document, an array gives one record per element, an object of named messages (all values
   objects, none of them an envelope field) one per value, any other object one record;
@@ -14,33 +16,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 VENDORS = ("datastream", "spanner", "debezium", "qlik", "datahub")
-LANDING_SUFFIXES = (".jsonl", ".json", ".txt", ".avro")
 # Keys that mark an object as one message (of any vendor), not a map of named messages.
 _ENVELOPE_KEYS = {"payload", "op", "before", "after", "source", "schema", "value", "topic", "data",
                   "headers", "magic", "type", "uuid", "data_change_record", "mods", "sequenceId"}
 _LICENCE_BLOCK = re.compile(r"\A\s*/\*.*?\*/\s*", re.DOTALL)
-
-
-def list_landing_files(landing_dir: str, vendor: str) -> list[tuple[str, int, int]]:
-    """(absolute path, size in bytes, mtime in ns) of the vendor's landing files, sorted by path.
-
-    A missing folder is normal (the vendor is not used) and gives no files. Hidden files and
-    files still being written (`.tmp`, `_` or `.` prefix) are skipped.
-    """
-    folder = Path(landing_dir) / vendor
-    if not folder.is_dir():
-        return []
-    found = []
-    for path in folder.rglob("*"):
-        name = path.name
-        if name.startswith((".", "_")) or not name.endswith(LANDING_SUFFIXES) or not path.is_file():
-            continue
-        stat = path.stat()
-        found.append((str(path.resolve()), stat.st_size, stat.st_mtime_ns))
-    return sorted(found)
 
 
 def split_records(text: str) -> list[str]:
