@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -37,7 +38,6 @@ from run_benchmark import (
 
 from python_udfs.runner import delta_jars
 
-SIDES = {"off": ["--vars", "{cdc_compact_files_per_bucket: 0}"], "on": []}  # dbt arguments of each side
 STATE_MODELS = ("int_cdc__history_merged", "int_cdc__current_state")
 COMPACTED = "compacting it (optimize)"
 
@@ -66,45 +66,46 @@ def main(argv: list[str] | None = None) -> int:
     if not delta_jars():
         raise SystemExit("batch_series: the Delta Lake jars are missing (run `make delta`): parquet state tables "
                          "gain no files, so there is nothing to compare")
-    if args.files_per_bucket is not None:
-        SIDES["on"] = ["--vars", f"{{cdc_compact_files_per_bucket: {args.files_per_bucket}}}"]
+    # the dbt arguments of each side
+    sides = {"off": ["--vars", "{cdc_compact_files_per_bucket: 0}"],
+             "on": [] if args.files_per_bucket is None
+             else ["--vars", f"{{cdc_compact_files_per_bucket: {args.files_per_bucket}}}"]}
     work = prepare_work_dir(args.work_dir, prog="batch_series")
     print(f"work folder: {work}", flush=True)
     unique = max(args.keys, round(args.events / (1 + DUPLICATE_SHARE)))
     feed = Feed(keys=args.keys, rng=random.Random(args.seed), rotate_every=max(1, -(-unique // BINLOG_FILES)))
     runners, servers = {}, {}
-    for side in SIDES:
+    for side in sides:
         folder = work / side
         (folder / "landing" / "debezium").mkdir(parents=True)
         (folder / "logs").mkdir()
         runners[side] = Runner(work=folder, env=benchmark_env(folder), total_steps=2 * (args.batches + 2))
     generate_initial(feed, args.events, work / "off" / "landing" / "debezium")
     for path in sorted((work / "off" / "landing" / "debezium").iterdir()):
-        (work / "on" / "landing" / "debezium" / path.name).write_bytes(path.read_bytes())
+        shutil.copyfile(path, work / "on" / "landing" / "debezium" / path.name)
     try:
         for side, runner in runners.items():
             runner.cdc_dbt(f"{side} seed", ["seed"])
             servers[side] = SparkServer(runner)
             servers[side].start()
-            runner.cdc_dbt(f"{side} full build", ["run", *SIDES[side]], remote=servers[side].url)
+            runner.cdc_dbt(f"{side} full build", ["run", *sides[side]], remote=servers[side].url)
         rows = []
-        print(f"\n{'run':>4} " + " ".join(f"{side + ' ' + what:>14}" for side in SIDES
+        print(f"\n{'run':>4} " + " ".join(f"{side + ' ' + what:>14}" for side in sides
                                           for what in ("run s", "history s", "current s")), flush=True)
         for number in range(1, args.batches + 1):
             name = f"series-{number:04d}.jsonl"
             generate_batch(feed, args.batch_events, work / "off" / "landing" / "debezium" / name)
-            (work / "on" / "landing" / "debezium" / name).write_bytes(
-                (work / "off" / "landing" / "debezium" / name).read_bytes())
+            shutil.copyfile(work / "off" / "landing" / "debezium" / name, work / "on" / "landing" / "debezium" / name)
             row = {}
             for side, runner in runners.items():
-                seconds, output = runner.cdc_dbt(f"{side} batch {number}", ["run", *SIDES[side]],
+                seconds, output = runner.cdc_dbt(f"{side} batch {number}", ["run", *sides[side]],
                                                  remote=servers[side].url)
                 models = runner.model_seconds(f"{side} batch {number}")
                 row[side] = (seconds, *(models.get(model, 0.0) for model in STATE_MODELS), COMPACTED in output)
             rows.append(row)
             print(f"{number:>4} " + " ".join(
                 f"{row[side][0]:>13.1f}{'*' if row[side][3] else ' '}{row[side][1]:>15.1f}{row[side][2]:>15.1f}"
-                for side in SIDES), flush=True)
+                for side in sides), flush=True)
     except StepFailed as failure:
         print(failure, file=sys.stderr)
         return 1
@@ -120,9 +121,9 @@ def print_summary(rows: list[dict]) -> None:
     parts = [("first third", rows[:third]), ("middle", rows[third:-third] or rows[:third]), ("last third", rows[-third:])]
     print("\nmean seconds of a run (history, current state):", flush=True)
     for label, part in parts:
-        means = {side: [sum(row[side][column] for row in part) / len(part) for column in range(3)] for side in SIDES}
+        means = {side: [sum(row[side][column] for row in part) / len(part) for column in range(3)] for side in rows[0]}
         print(f"  {label:<12} " + "   ".join(
-            f"{side}: {means[side][0]:.1f} ({means[side][1]:.1f}, {means[side][2]:.1f})" for side in SIDES))
+            f"{side}: {means[side][0]:.1f} ({means[side][1]:.1f}, {means[side][2]:.1f})" for side in means))
     compactions = sum(row["on"][3] for row in rows)
     print(f"  runs that compacted (on): {compactions} of {len(rows)}; marked * above", flush=True)
 

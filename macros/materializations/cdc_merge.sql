@@ -245,9 +245,9 @@ cdc_merge model {{ this.identifier }}: set unique_key to the list of columns tha
     without it made each run 5 s slower (DECISIONLOG D61). 0 turns it off. Parquet needs none: a
     run rewrites the buckets it touches whole. -#}
 {% macro cdc_compact_when_fragmented(target, file_format) %}
-    {%- set files_per_bucket = var('cdc_compact_files_per_bucket', 10) -%}
-    {%- if files_per_bucket is sameas true or files_per_bucket is sameas false or files_per_bucket is not number
-        or files_per_bucket < 0 or files_per_bucket != files_per_bucket | int -%}
+    {%- set files_per_bucket = var('cdc_compact_files_per_bucket') -%}
+    {%- if files_per_bucket is boolean or files_per_bucket is not number or files_per_bucket < 0
+        or files_per_bucket != files_per_bucket | int -%}
         {{ exceptions.raise_compiler_error("var cdc_compact_files_per_bucket must be a whole number of files per bucket (0 turns compaction off), not " ~ files_per_bucket) }}
     {%- endif -%}
     {%- if file_format == 'delta' and files_per_bucket > 0 -%}

@@ -1,7 +1,7 @@
 """A Delta state table is compacted once its merges have left many small files (DECISIONLOG D61).
 
 `cdc_compact_when_fragmented` (macros/materializations/cdc_merge.sql) is rendered with plain Jinja
-and stand-ins for dbt's `var`, `run_query` (the table's `describe detail`), `log`, `statement` and
+and stand-ins for dbt's `var` (dbt_project.yml's vars), `run_query` (the table's `describe detail`), `log`, `statement` and
 the compiler error. test_workloads_end_to_end.py runs it in Spark, where the oracles read the
 tables after `optimize`.
 """
@@ -11,9 +11,13 @@ from __future__ import annotations
 import types
 
 import pytest
+import yaml
+from conftest import PROJECT_DIR
 from macro_rendering import macro_environment, macro_source
 
 MACRO = macro_source("macros/materializations/cdc_merge.sql", "cdc_compact_when_fragmented")
+# what the project ships: 16 buckets, compaction past 10 files per bucket
+PROJECT_VARS = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text(encoding="utf-8"))["vars"]
 
 
 class CompilerError(Exception):
@@ -30,10 +34,10 @@ class Relation:
 def compact(files: int, file_format: str = "delta", **project_vars) -> dict:
     """Renders the macro for a table of `files` files; returns what it sent to Spark and logged."""
     sent = {"queries": [], "statements": [], "logs": []}
-    settings = {"cdc_buckets": 16, **project_vars}
+    settings = {**PROJECT_VARS, **project_vars}
 
-    def var(name, default=None):
-        return settings.get(name, default)
+    def var(name):
+        return settings[name]
 
     def run_query(sql):
         sent["queries"].append(sql)
