@@ -118,14 +118,19 @@ def _describe(where, raw, expected: list[dict], got: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def landing_problems(project, vendors: tuple[str, ...]) -> tuple[dict[str, int], list[str]]:
+def landing_problems(project, vendors: tuple[str, ...], whole_file_bytes: int | None = None,
+                     full_refresh: bool = False) -> tuple[dict[str, int], list[str]]:
     """(files compared per vendor, differences) between the SQL landing split
     (base_<vendor>__landing_records) and the Python reader landing_split.read_landing_file,
     file by file (DECISIONLOG D8), after one dbt run that reads every vendor's folder. Records are
-    compared as JSON values where both parse (an array element is re-serialised)."""
-    from landing_split import read_landing_file
+    compared as JSON values where both parse (an array element is re-serialised). With
+    `whole_file_bytes`, the run sets the var cdc_landing_whole_file_bytes to it, and so does the
+    Python reader; with `full_refresh`, every file is read again."""
+    from landing_split import WHOLE_FILE_BYTES, read_landing_file
 
-    project.run("run", "--select", *(f"base_{vendor}__landing_records" for vendor in vendors))
+    extra = ["--vars", f"{{cdc_landing_whole_file_bytes: {whole_file_bytes}}}"] if whole_file_bytes else []
+    extra += ["--full-refresh"] if full_refresh else []
+    project.run("run", "--select", *(f"base_{vendor}__landing_records" for vendor in vendors), *extra)
     compared, problems = {}, []
     for vendor in vendors:
         sql_files = defaultdict(list)
@@ -133,10 +138,12 @@ def landing_problems(project, vendors: tuple[str, ...]) -> tuple[dict[str, int],
                                f"from cdc_staging.base_{vendor}__landing_records where record_no > 0"):
             sql_files[row["_source_file"].removeprefix("file:")].append(row)
         folder = project.landing_dir / vendor
+        # every file Spark lists: not an empty one, nor one whose name starts with . or _
         paths = sorted(str(p.resolve()) for p in folder.rglob("*")
-                       if p.is_file() and not p.name.startswith((".", "_")) and p.suffix in (".jsonl", ".json", ".txt", ".avro"))
+                       if p.is_file() and not p.name.startswith((".", "_")) and p.stat().st_size > 0)
         for path in paths:
-            want = [(number, _record(raw), error is not None) for number, raw, error in read_landing_file(path)]
+            want = [(number, _record(raw), error is not None)
+                    for number, raw, error in read_landing_file(path, whole_file_bytes or WHOLE_FILE_BYTES)]
             got = [(row["record_no"], _record(row.get("raw")), row.get("read_error") is not None)
                    for row in sorted(sql_files.pop(path, []), key=lambda row: row["record_no"])]
             if got != want:

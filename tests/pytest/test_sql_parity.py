@@ -3,7 +3,10 @@ every conformance file and on generated workloads (see parser_parity.py)."""
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import importlib
+import json
 import os
 from collections import Counter
 
@@ -66,6 +69,26 @@ def test_landing_files_split_like_the_python_reader(cdc_project):
     # expression the split used before D49 dropped one of them)
     blank_end = cdc_project.landing_dir / "debezium" / "blank-lines-at-the-end.jsonl"
     blank_end.write_bytes(b'{"op": "c", "n": 1}\n{"op": "u", "n": 2}\n\n\n')
+    _write_files_of_every_route(cdc_project.landing_dir / "debezium")
     compared, problems = landing_problems(cdc_project, LANDING_FOLDERS)
     assert set(compared) == set(LANDING_FOLDERS) and all(compared.values()), compared
     assert not problems, "\n".join(problems[:8])
+    # the same files read again with a whole-file limit of 4 kB: every larger text file goes line by
+    # line (an array or document among them is refused as too large), compressed ones too (DECISIONLOG D63)
+    compared, problems = landing_problems(cdc_project, LANDING_FOLDERS, whole_file_bytes=4096, full_refresh=True)
+    assert set(compared) == set(LANDING_FOLDERS) and all(compared.values()), compared
+    assert not problems, "\n".join(problems[:8])
+
+
+def _write_files_of_every_route(folder) -> None:
+    """Files of each way a landing file is read: compressed (.gz, .bz2) newline-delimited records and
+    a compressed array, a large file of CRLF lines with a blank one, a large array, a file of another
+    format."""
+    records = [json.dumps({"op": "c", "after": {"id": number, "note": "x" * 40}, "ts_ms": number}) for number in range(120)]
+    (folder / "compressed.jsonl.gz").write_bytes(gzip.compress("\n".join(records[:5]).encode() + b"\n"))
+    (folder / "compressed-array.json.gz").write_bytes(gzip.compress(("[" + ",".join(records[:3]) + "]").encode()))
+    (folder / "compressed-large.jsonl.bz2").write_bytes(bz2.compress("\n".join(records).encode() + b"\n"))
+    (folder / "large-crlf.jsonl").write_bytes(
+        "\r\n".join(records[:60]).encode() + b"\r\n\r\n" + "\n".join(records[60:]).encode() + b"\n")
+    (folder / "large-array.json").write_text("[\n" + ",\n".join(records) + "\n]", encoding="utf-8")
+    (folder / "notes.csv").write_text("id,note\n1,x\n", encoding="utf-8")
